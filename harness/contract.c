@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Expected verdicts. The tables are data: harness/contracts/NAME.contract,
+ * embedded at build time (cmake/embed.cmake). Each has "match" lines that
+ * say which kernels it describes and rows "memtype prefault size expected",
+ * first match wins, '*' matches anything, size is '*', '>N' or '<=N'.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "longpin.h"
+
+extern const char *const lp_contract_names[];
+extern const char *const lp_contract_texts[];
+
+#define MAX_ROWS 64
+
+enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH };
+
+struct crow {
+	char mem[24];
+	int pf;				/* -1: any */
+	char size_op;			/* 0: any, '>' or '<' (<=) */
+	size_t size;
+	int err;			/* 0 or -errno */
+};
+
+struct contract {
+	char name[32];
+	enum match_kind match;
+	int major, minor;
+	char path[128];
+	int nrows;
+	struct crow rows[MAX_ROWS];
+};
+
+static struct contract *contracts;
+static int nr_contracts;
+
+static int parse_expected(const char *s, int *err)
+{
+	int e;
+
+	if (!strcmp(s, "0")) {
+		*err = 0;
+		return 0;
+	}
+	if (s[0] != '-' || !(e = errno_from_name(s + 1)))
+		return -EINVAL;
+	*err = -e;
+	return 0;
+}
+
+static int parse_row(struct crow *r, char *line)
+{
+	char mem[24], pf[16], size[24], exp[24];
+	int i;
+
+	if (sscanf(line, "%23s %15s %23s %23s", mem, pf, size, exp) != 4)
+		return -EINVAL;
+	snprintf(r->mem, sizeof(r->mem), "%s", mem);
+	r->pf = -1;
+	if (strcmp(pf, "*")) {
+		for (i = 0; i < PF_NR && strcmp(pf, prefault_name(i)); i++)
+			;
+		if (i == PF_NR)
+			return -EINVAL;
+		r->pf = i;
+	}
+	r->size_op = 0;
+	if (size[0] == '>' && !parse_size(size + 1, &r->size))
+		r->size_op = '>';
+	else if (!strncmp(size, "<=", 2) && !parse_size(size + 2, &r->size))
+		r->size_op = '<';
+	else if (strcmp(size, "*"))
+		return -EINVAL;
+	return parse_expected(exp, &r->err);
+}
+
+static int parse_match(struct contract *c, const char *arg)
+{
+	if (!strncmp(arg, "kernel ", 7)) {
+		arg += 7;
+		c->match = M_KERNEL_EQ;
+		if (!strncmp(arg, ">=", 2)) {
+			c->match = M_KERNEL_GE;
+			arg += 2;
+		}
+		return sscanf(arg, "%d.%d", &c->major, &c->minor) == 2 ?
+		       0 : -EINVAL;
+	}
+	if (!strncmp(arg, "path ", 5)) {
+		c->match = M_PATH;
+		return sscanf(arg + 5, "%127s", c->path) == 1 ? 0 : -EINVAL;
+	}
+	return -EINVAL;
+}
+
+static int parse_contract(struct contract *c, const char *name,
+			  const char *text)
+{
+	char line[256], *hash;
+	int lineno = 0, ret;
+	size_t n;
+
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	while (*text) {
+		n = strcspn(text, "\n");
+		snprintf(line, sizeof(line), "%.*s", (int)n, text);
+		text += n + (text[n] == '\n');
+		lineno++;
+		hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		if (strspn(line, " \t") == strlen(line))
+			continue;
+		if (!strncmp(line, "match ", 6))
+			ret = parse_match(c, line + 6);
+		else if (c->nrows == MAX_ROWS)
+			ret = -ENOSPC;
+		else
+			ret = parse_row(&c->rows[c->nrows++], line);
+		if (ret)
+			return lp_err(LP_EUSAGE,
+				      "contract %s line %d is malformed: fix harness/contracts/%s.contract",
+				      name, lineno, name);
+	}
+	return LP_OK;
+}
+
+static int contracts_load(void)
+{
+	int i;
+
+	if (contracts)
+		return LP_OK;
+	while (lp_contract_names[nr_contracts])
+		nr_contracts++;
+	contracts = calloc(nr_contracts, sizeof(*contracts));
+	if (!contracts)
+		return lp_err(LP_EUSAGE, "out of memory");
+	for (i = 0; i < nr_contracts; i++)
+		if (parse_contract(&contracts[i], lp_contract_names[i],
+				   lp_contract_texts[i]) != LP_OK)
+			exit(LP_EUSAGE);
+	return LP_OK;
+}
+
+const char *kernel_release(void)
+{
+	static struct utsname u;
+	const char *env = getenv("LONGPIN_KERNEL_RELEASE");
+
+	if (env && *env)
+		return env;
+	if (!u.release[0])
+		uname(&u);
+	return u.release;
+}
+
+static int match_score(const struct contract *c, int major, int minor)
+{
+	switch (c->match) {
+	case M_PATH:
+		return access(c->path, F_OK) == 0 ? 3 : 0;
+	case M_KERNEL_EQ:
+		return major == c->major && minor == c->minor ? 2 : 0;
+	case M_KERNEL_GE:
+		return major > c->major ||
+		       (major == c->major && minor >= c->minor) ? 1 : 0;
+	default:
+		return 0;
+	}
+}
+
+/* The contract of the running kernel, or NULL; *why says how. */
+const struct contract *contract_select(const char **why)
+{
+	static char buf[256];
+	const struct contract *best = NULL;
+	int i, major = 0, minor = 0, score, best_score = 0;
+	const char *rel = kernel_release();
+
+	contracts_load();
+	sscanf(rel, "%d.%d", &major, &minor);
+	for (i = 0; i < nr_contracts; i++) {
+		score = match_score(&contracts[i], major, minor);
+		if (score > best_score) {
+			best_score = score;
+			best = &contracts[i];
+		}
+	}
+	if (!best)
+		snprintf(buf, sizeof(buf),
+			 "no contract describes kernel %s: verdicts are unchecked (--expect NAME chooses one)",
+			 rel);
+	else if (best->match == M_PATH)
+		snprintf(buf, sizeof(buf), "contract %s: %s exists",
+			 best->name, best->path);
+	else
+		snprintf(buf, sizeof(buf), "contract %s: kernel %s is %s%d.%d",
+			 best->name, rel, best->match == M_KERNEL_GE ? ">=" : "",
+			 best->major, best->minor);
+	*why = buf;
+	return best;
+}
+
+const struct contract *contract_by_name(const char *name)
+{
+	int i;
+
+	contracts_load();
+	for (i = 0; i < nr_contracts; i++)
+		if (!strcmp(contracts[i].name, name))
+			return &contracts[i];
+	return NULL;
+}
+
+const char *contract_name(const struct contract *c)
+{
+	return c ? c->name : "-";
+}
+
+void contract_list(void)
+{
+	int i;
+
+	contracts_load();
+	for (i = 0; i < nr_contracts; i++)
+		printf("%s\n", contracts[i].name);
+}
+
+static bool row_matches(const struct crow *r, const char *mem,
+			enum prefault pf, size_t size)
+{
+	if (strcmp(r->mem, "*") && strcmp(r->mem, mem))
+		return false;
+	if (r->pf >= 0 && r->pf != (int)pf)
+		return false;
+	if (r->size_op == '>' && !(size > r->size))
+		return false;
+	if (r->size_op == '<' && !(size <= r->size))
+		return false;
+	return true;
+}
+
+bool contract_lookup(const struct contract *c, const char *mem,
+		     enum prefault pf, size_t size, int *err)
+{
+	int i;
+
+	if (!c)
+		return false;
+	for (i = 0; i < c->nrows; i++) {
+		if (row_matches(&c->rows[i], mem, pf, size)) {
+			*err = c->rows[i].err;
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * longpin: register io_uring fixed buffers per memory type, check the
+ * kernel's verdict against a contract, measure, and write CSV.
+ */
+#ifndef LONGPIN_H
+#define LONGPIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <limits.h>
+
+#define LONGPIN_VERSION		"0.1"
+#define LONGPIN_SCHEMA		1
+
+/* Exit statuses, documented in README.md. */
+enum {
+	LP_OK = 0,		/* every verdict passed */
+	LP_FAIL = 1,		/* verdict failed, data mismatch or pin leak */
+	LP_EUSAGE = 2,		/* usage or environment error */
+	LP_SKIP = 77,		/* memory type cannot be set up here */
+};
+
+enum prefault { PF_NONE, PF_READ, PF_WRITE, PF_NR };
+
+/* What a backend needs from the command line. */
+enum {
+	MEM_NEEDS_DIR	= 1 << 0,	/* --dir is mandatory */
+	MEM_NEEDS_DEV	= 1 << 1,	/* --dev is mandatory */
+	MEM_HUGETLB	= 1 << 2,	/* size multiple of the hugetlb page */
+	MEM_THP		= 1 << 3,	/* size multiple of the PMD size */
+	MEM_RDONLY	= 1 << 4,	/* the CPU cannot write the buffer */
+	MEM_FILE	= 1 << 5,	/* backed by a file in --dir */
+};
+
+struct opts {
+	const char *mem;
+	size_t size;
+	unsigned int prefaults;		/* bit mask of 1 << enum prefault */
+	const char *dir;
+	const char *dev;
+	const char *target;
+	unsigned int bs;
+	unsigned int qd;
+	uint64_t ios;
+	double runtime;
+	unsigned int repeat;
+	const char *expect;
+	const char *csv;
+	const char *inject;		/* corrupt | leak: self-tests */
+	bool no_io;
+	bool quiet;
+};
+
+/* One buffer of one memory type, set up by a backend. */
+struct mem {
+	const struct mem_ops *ops;
+	void *addr;			/* the buffer handed to io_uring */
+	size_t len;
+	void *map;			/* what teardown unmaps */
+	size_t map_len;
+	void *shm;			/* SysV attach address, if any */
+	int fd;				/* backing file or device, or -1 */
+	char fs_type[24];		/* of the backing file, or "-" */
+	int dax;			/* STATX_ATTR_DAX of it: 1, 0, -1 n/a */
+	char target_dir[PATH_MAX];	/* where a default I/O target goes */
+};
+
+struct mem_ops {
+	const char *name;
+	const char *help;
+	unsigned int flags;
+	int (*setup)(struct mem *m, const struct opts *o);
+	/* optional: defaults to mem_populate() */
+	int (*populate)(struct mem *m, enum prefault pf);
+};
+
+/* mem.c: the registry of backends and what they share */
+const struct mem_ops *mem_find(const char *name);
+void mem_list(void);
+int mem_check_size(const struct mem_ops *ops, const struct opts *o);
+int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o);
+void mem_teardown(struct mem *m);
+int mem_populate(struct mem *m, enum prefault pf);
+int mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags);
+int mem_map_fd(struct mem *m, int fd, size_t len, int flags);
+int mem_tmpfile(struct mem *m, const char *dir, size_t len);
+void mem_describe_fd(struct mem *m, int fd);
+int mem_need_hugepages(const char *name, size_t len);
+
+/* util.c */
+int lp_err(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int parse_size(const char *s, size_t *out);
+void fmt_size(char *buf, size_t n, size_t bytes);
+const char *errno_name(int err);
+int errno_from_name(const char *name);
+uint64_t now_ns(void);
+const char *prefault_name(enum prefault pf);
+int prefault_parse(const char *s, unsigned int *mask);
+size_t hugepage_size(void);
+const char *fs_name(long magic);
+
+/* probe.c: what the kernel tells about pins and pages */
+struct smaps_sum {
+	long rss_kb;
+	long dirty_kb;
+	long anon_huge_kb;
+};
+long vmpin_kb(void);
+int vmstat_pins(long *acquired, long *released);
+int smaps_range(const void *addr, size_t len, struct smaps_sum *s);
+long resident_pages(void *addr, size_t len);
+bool have_cap_ipc_lock(void);
+long meminfo_kb(const char *key);
+
+#define LP_NR_KCOUNTERS 4
+extern const char *const kcounter_names[LP_NR_KCOUNTERS];
+bool kcounters_present(void);
+int kcounters_read(long out[LP_NR_KCOUNTERS]);
+
+/* contract.c: expected verdicts, data in harness/contracts/ */
+struct contract;
+const char *kernel_release(void);
+const struct contract *contract_select(const char **why);
+const struct contract *contract_by_name(const char *name);
+const char *contract_name(const struct contract *c);
+void contract_list(void);
+/* Returns true and sets *err (0 or a negative errno) when a row matches. */
+bool contract_lookup(const struct contract *c, const char *mem,
+		     enum prefault pf, size_t size, int *err);
+
+/* io.c: fixed-buffer I/O on a registered buffer */
+struct stat3 { double min, med, max; };
+struct io_result {
+	bool done;
+	char check[16];			/* ok | mismatch | skipped | error */
+	char target[PATH_MAX];
+	bool direct;
+	unsigned int bs, qd;
+	uint64_t ios;
+	struct stat3 fixed_mibs, plain_mibs, ratio;
+	double fixed_iops, plain_iops;	/* medians */
+};
+struct io_uring;
+int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
+	   struct io_result *r);
+
+/* output.c */
+struct row {
+	const char *kernel;
+	const char *contract;
+	const char *mem;
+	enum prefault pf;
+	size_t size;
+	const char *fs_type;
+	int dax;
+	long thp_kb;
+	int result;			/* 0 or -errno */
+	bool have_expected;
+	int expected;
+	const char *verdict;
+	double reg_ns, unreg_ns;	/* per 4 KiB page */
+	long vmpin[3];			/* before, registered, after */
+	long pin_acq, pin_rel;		/* -1: unknown */
+	bool have_kc;
+	long kc[LP_NR_KCOUNTERS];	/* deltas over the registration */
+	long resident[2];
+	long dirty_kb[2];
+	struct io_result io;
+	const char *note;
+};
+int csv_append(const char *path, const struct row *r, unsigned int repeat);
+void table_print(const struct row *r, bool header);
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define KiB 1024UL
+#define MiB (1024UL * KiB)
+#define GiB (1024UL * MiB)
+
+#endif

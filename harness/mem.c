@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The registry of memory types and the helpers their backends share.
+ * A backend is one struct mem_ops (see mem_*.c); its name is a CSV key.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "longpin.h"
+#include "mem_ops.h"
+
+static const struct mem_ops *const backends[] = {
+	&mem_anon_ops, &mem_anon_thp_ops, &mem_anon_shared_ops,
+	&mem_sysv_shm_ops, &mem_sysv_shm_huge_ops,
+	&mem_memfd_ops, &mem_memfd_hugetlb_ops, &mem_hugetlb_ops,
+	&mem_tmpfs_shared_ops, &mem_tmpfs_private_ops,
+	&mem_file_shared_ops, &mem_file_private_ops,
+	&mem_fsdax_shared_ops, &mem_fsdax_private_ops,
+	&mem_devdax_ops, &mem_readonly_ops, &mem_mixed_ops,
+};
+
+const struct mem_ops *mem_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(backends); i++)
+		if (!strcmp(backends[i]->name, name))
+			return backends[i];
+	return NULL;
+}
+
+void mem_list(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(backends); i++)
+		printf("%s\n", backends[i]->name);
+}
+
+void mem_list_help(FILE *f)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(backends); i++)
+		fprintf(f, "  %-15s %s\n", backends[i]->name,
+			backends[i]->help);
+}
+
+/* Size rules that hold before anything is mapped. */
+int mem_check_size(const struct mem_ops *ops, const struct opts *o)
+{
+	size_t pg = sysconf(_SC_PAGESIZE), huge;
+
+	if (!o->size)
+		return lp_err(LP_EUSAGE,
+			      "--size 0: give a size of at least one page (%zu)",
+			      pg);
+	if (o->size % pg)
+		return lp_err(LP_EUSAGE,
+			      "--size %zu is not a multiple of the page size %zu: round it to %zuK",
+			      o->size, pg, (o->size / pg + 1) * pg / KiB);
+	huge = ops->flags & MEM_HUGETLB ? hugepage_size() :
+	       ops->flags & MEM_THP ? 2 * MiB : 0;
+	if (huge && o->size % huge)
+		return lp_err(LP_EUSAGE,
+			      "--size %zu is not a multiple of %s's huge page size %zuK: use %zuM",
+			      o->size, ops->name, huge / KiB,
+			      (o->size / huge + 1) * huge / MiB);
+	if ((ops->flags & MEM_NEEDS_DIR) && !o->dir)
+		return lp_err(LP_EUSAGE,
+			      "memory type %s needs --dir DIR: %s",
+			      ops->name, ops->help);
+	if ((ops->flags & MEM_NEEDS_DEV) && !o->dev)
+		return lp_err(LP_EUSAGE,
+			      "memory type %s needs --dev /dev/daxX.Y: create a devdax namespace with `ndctl create-namespace -m devdax`",
+			      ops->name);
+	return LP_OK;
+}
+
+int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o)
+{
+	const char *tmp = getenv("TMPDIR");
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	m->ops = ops;
+	m->fd = -1;
+	m->dax = -1;
+	strcpy(m->fs_type, "-");
+	snprintf(m->target_dir, sizeof(m->target_dir), "%s",
+		 tmp && *tmp ? tmp : "/tmp");
+	ret = ops->setup(m, o);
+	if (ret != LP_OK)
+		mem_teardown(m);
+	return ret;
+}
+
+void mem_teardown(struct mem *m)
+{
+	if (m->shm)
+		shmdt(m->shm);
+	if (m->map)
+		munmap(m->map, m->map_len);
+	if (m->fd >= 0)
+		close(m->fd);
+	m->shm = m->map = m->addr = NULL;
+	m->fd = -1;
+}
+
+/* Touch every 4 KiB of the buffer: none, a read, or a write. */
+int mem_populate(struct mem *m, enum prefault pf)
+{
+	volatile char *p = m->addr;
+	size_t i;
+	char sink = 0;
+
+	if (pf == PF_NONE)
+		return 0;
+	for (i = 0; i < m->len; i += 4096) {
+		if (pf == PF_READ)
+			sink ^= p[i];
+		else
+			p[i] = (char)(i >> 12);
+	}
+	(void)sink;
+	return 0;
+}
+
+/*
+ * Anonymous or hugetlb memory of @len at an address aligned to @align
+ * (0: the page size).
+ */
+int mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags)
+{
+	size_t slack = align > 4096 ? align : 0;
+	char *p, *a;
+
+	p = mmap(NULL, len + slack, prot, flags, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	a = slack ? (char *)(((uintptr_t)p + align - 1) & ~(align - 1)) : p;
+	if (a > p)
+		munmap(p, a - p);
+	if (slack && a + len < p + len + slack)
+		munmap(a + len, p + len + slack - (a + len));
+	m->map = m->addr = a;
+	m->map_len = m->len = len;
+	return 0;
+}
+
+int mem_map_fd(struct mem *m, int fd, size_t len, int flags)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	m->map = m->addr = p;
+	m->map_len = m->len = len;
+	return 0;
+}
+
+/* File system type and DAX state of an open file. */
+void mem_describe_fd(struct mem *m, int fd)
+{
+	struct statfs sfs;
+	struct statx stx;
+
+	if (!fstatfs(fd, &sfs))
+		snprintf(m->fs_type, sizeof(m->fs_type), "%s",
+			 fs_name(sfs.f_type));
+	if (!statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx))
+		m->dax = !!(stx.stx_attributes & STATX_ATTR_DAX);
+}
+
+/*
+ * A file of @len in @dir, already unlinked so that nothing is left
+ * behind whatever happens to this process; its fd goes in m->fd.
+ */
+int mem_tmpfile(struct mem *m, const char *dir, size_t len)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (stat(dir, &st))
+		return lp_err(LP_EUSAGE,
+			      "--dir %s: %s: give an existing directory",
+			      dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return lp_err(LP_EUSAGE,
+			      "--dir %s: not a directory: give a directory",
+			      dir);
+	snprintf(path, sizeof(path), "%s/longpin.XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return lp_err(LP_EUSAGE,
+			      "--dir %s: cannot create a file: %s: give a writable directory",
+			      dir, strerror(errno));
+	unlink(path);
+	m->fd = fd;
+	mem_describe_fd(m, fd);
+	if (ftruncate(fd, len))
+		return lp_err(LP_SKIP, "--dir %s: cannot size a file to %zu bytes: %s",
+			      dir, len, strerror(errno));
+	snprintf(m->target_dir, sizeof(m->target_dir), "%s", dir);
+	return LP_OK;
+}
+
+/* hugetlb pages must be free (and not reserved) before we map them. */
+int mem_need_hugepages(const char *name, size_t len)
+{
+	long free_pages = meminfo_kb("HugePages_Free:");
+	long rsvd = meminfo_kb("HugePages_Rsvd:");
+	long total = meminfo_kb("HugePages_Total:");
+	size_t hps = hugepage_size();
+	long need = len / hps;
+
+	if (free_pages < 0)
+		return lp_err(LP_SKIP,
+			      "%s: this kernel has no hugetlb pages (CONFIG_HUGETLBFS): use a kernel with it",
+			      name);
+	if (free_pages - rsvd >= need)
+		return LP_OK;
+	return lp_err(LP_SKIP,
+		      "%s needs %ld free %zu kB huge pages, %ld are free: reserve them as root with `echo %ld > /proc/sys/vm/nr_hugepages`",
+		      name, need, hps / KiB, free_pages - rsvd,
+		      total + need - (free_pages - rsvd));
+}

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0
+/* memfd_create(): memfd and memfd-hugetlb (MFD_HUGETLB), mapped shared. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "mem_ops.h"
+
+static int memfd_setup_flags(struct mem *m, size_t len, unsigned int flags,
+			     const char *what)
+{
+	int ret;
+
+	m->fd = memfd_create("longpin", MFD_CLOEXEC | flags);
+	if (m->fd < 0)
+		return lp_err(LP_SKIP, "%s: memfd_create: %s", what,
+			      strerror(errno));
+	mem_describe_fd(m, m->fd);
+	if (ftruncate(m->fd, len))
+		return lp_err(LP_SKIP, "%s: ftruncate to %zu: %s", what, len,
+			      strerror(errno));
+	ret = mem_map_fd(m, m->fd, len, MAP_SHARED);
+	if (ret)
+		return lp_err(LP_SKIP, "%s: mmap: %s", what, strerror(-ret));
+	return LP_OK;
+}
+
+static int memfd_setup(struct mem *m, const struct opts *o)
+{
+	return memfd_setup_flags(m, o->size, 0, "memfd");
+}
+
+static int memfd_huge_setup(struct mem *m, const struct opts *o)
+{
+	int ret = mem_need_hugepages("memfd-hugetlb", o->size);
+
+	if (ret != LP_OK)
+		return ret;
+	return memfd_setup_flags(m, o->size, MFD_HUGETLB, "memfd-hugetlb");
+}
+
+const struct mem_ops mem_memfd_ops = {
+	.name = "memfd",
+	.help = "memfd_create() file mapped MAP_SHARED",
+	.setup = memfd_setup,
+};
+
+const struct mem_ops mem_memfd_hugetlb_ops = {
+	.name = "memfd-hugetlb",
+	.help = "memfd_create(MFD_HUGETLB) mapped MAP_SHARED (needs free huge pages)",
+	.flags = MEM_HUGETLB,
+	.setup = memfd_huge_setup,
+};

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0
+/* SysV shared memory: sysv-shm and sysv-shm-huge (SHM_HUGETLB). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+#include <sys/ipc.h>
+#include <sys/shm.h>
+
+#include "mem_ops.h"
+
+/* The segment is marked for removal at once: it dies with the mapping. */
+static int shm_setup_flags(struct mem *m, size_t len, int flags,
+			   const char *what)
+{
+	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600 | flags);
+	void *p;
+
+	if (id < 0)
+		return lp_err(LP_SKIP,
+			      "%s: shmget of %zu bytes: %s: check kernel.shmmax/shmall (and huge pages)",
+			      what, len, strerror(errno));
+	p = shmat(id, NULL, 0);
+	shmctl(id, IPC_RMID, NULL);
+	if (p == (void *)-1)
+		return lp_err(LP_SKIP, "%s: shmat: %s", what, strerror(errno));
+	m->shm = m->addr = p;
+	m->len = len;
+	strcpy(m->fs_type, flags & SHM_HUGETLB ? "sysv-huge" : "sysv");
+	return LP_OK;
+}
+
+static int sysv_setup(struct mem *m, const struct opts *o)
+{
+	return shm_setup_flags(m, o->size, 0, "sysv-shm");
+}
+
+static int sysv_huge_setup(struct mem *m, const struct opts *o)
+{
+	int ret = mem_need_hugepages("sysv-shm-huge", o->size);
+
+	if (ret != LP_OK)
+		return ret;
+	return shm_setup_flags(m, o->size, SHM_HUGETLB, "sysv-shm-huge");
+}
+
+const struct mem_ops mem_sysv_shm_ops = {
+	.name = "sysv-shm",
+	.help = "SysV shared memory (shmget + shmat)",
+	.setup = sysv_setup,
+};
+
+const struct mem_ops mem_sysv_shm_huge_ops = {
+	.name = "sysv-shm-huge",
+	.help = "SysV shared memory with SHM_HUGETLB (needs free huge pages)",
+	.flags = MEM_HUGETLB,
+	.setup = sysv_huge_setup,
+};

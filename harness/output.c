@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CSV rows (the schema is documented in README.md) and the terminal table. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "longpin.h"
+
+static const char csv_header[] =
+	"schema,source,timestamp,kernel,contract,memtype,prefault,size,op,"
+	"fs_type,dax,thp_kb,result,errno,expected,verdict,"
+	"reg_ns_per_page,unreg_ns_per_page,"
+	"vmpin_before_kb,vmpin_reg_kb,vmpin_after_kb,vmpin_leak_kb,"
+	"foll_pin_acquired,foll_pin_released,"
+	"gup_fast_pages,gup_slow_pages,refused_fsdax,refused_file,"
+	"resident_before,resident_after,dirty_before_kb,dirty_after_kb,"
+	"data_check,target,direct,bs,qd,ios,repeat,"
+	"fixed_mibs_min,fixed_mibs_med,fixed_mibs_max,fixed_iops,"
+	"plain_mibs_min,plain_mibs_med,plain_mibs_max,plain_iops,"
+	"ratio_min,ratio_med,ratio_max,"
+	"clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,note\n";
+
+/* A number, or "-" when unknown (negative). */
+static void put_long(FILE *f, long v)
+{
+	if (v < 0)
+		fputs(",-", f);
+	else
+		fprintf(f, ",%ld", v);
+}
+
+static void put_expected(FILE *f, const struct row *r)
+{
+	if (!r->have_expected)
+		fputs(",-", f);
+	else if (!r->expected)
+		fputs(",0", f);
+	else
+		fprintf(f, ",-%s", errno_name(r->expected));
+}
+
+static void put_io(FILE *f, const struct row *r, unsigned int repeat)
+{
+	const struct io_result *io = &r->io;
+
+	if (!io->done) {
+		fprintf(f, ",%s,%s,-,-,-,-,-", io->check[0] ? io->check : "-",
+			io->target[0] ? io->target : "-");
+		fputs(",-,-,-,-,-,-,-,-,-,-,-", f);
+		return;
+	}
+	fprintf(f, ",%s,%s,%d,%u,%u,%llu,%u", io->check, io->target,
+		io->direct, io->bs, io->qd, (unsigned long long)io->ios,
+		repeat);
+	fprintf(f, ",%.1f,%.1f,%.1f,%.0f", io->fixed_mibs.min,
+		io->fixed_mibs.med, io->fixed_mibs.max, io->fixed_iops);
+	fprintf(f, ",%.1f,%.1f,%.1f,%.0f", io->plain_mibs.min,
+		io->plain_mibs.med, io->plain_mibs.max, io->plain_iops);
+	fprintf(f, ",%.3f,%.3f,%.3f", io->ratio.min, io->ratio.med,
+		io->ratio.max);
+}
+
+static void put_row(FILE *f, const struct row *r, unsigned int repeat)
+{
+	char ts[32];
+	time_t now = time(NULL);
+	int i;
+
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	fprintf(f, "%d,harness,%s,%s,%s,%s,%s,%zu,register,%s,%d", LONGPIN_SCHEMA,
+		ts, r->kernel, r->contract, r->mem, prefault_name(r->pf),
+		r->size, r->fs_type, r->dax);
+	put_long(f, r->thp_kb);
+	fprintf(f, ",%d,%s", r->result, errno_name(r->result));
+	put_expected(f, r);
+	fprintf(f, ",%s,%.1f,%.1f", r->verdict, r->reg_ns, r->unreg_ns);
+	for (i = 0; i < 3; i++)
+		put_long(f, r->vmpin[i]);
+	fprintf(f, ",%ld", r->vmpin[2] - r->vmpin[0]);
+	put_long(f, r->pin_acq);
+	put_long(f, r->pin_rel);
+	for (i = 0; i < LP_NR_KCOUNTERS; i++)
+		put_long(f, r->have_kc ? r->kc[i] : -1);
+	put_long(f, r->resident[0]);
+	put_long(f, r->resident[1]);
+	put_long(f, r->dirty_kb[0]);
+	put_long(f, r->dirty_kb[1]);
+	put_io(f, r, repeat);
+	fprintf(f, ",-,-,-,-,-,%s\n", r->note ? r->note : "");
+}
+
+/*
+ * Append one row to @path ("-": stdout), with the header when the file is
+ * new or empty. The file is locked so that parallel runs do not interleave.
+ */
+int csv_append(const char *path, const struct row *r, unsigned int repeat)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "a") : stdout;
+	int ret = LP_OK;
+
+	if (!f)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	if (f != stdout) {
+		flock(fileno(f), LOCK_EX);
+		fseek(f, 0, SEEK_END);
+	}
+	if (f == stdout || ftell(f) == 0)
+		fputs(csv_header, f);
+	put_row(f, r, repeat);
+	if (fflush(f))
+		ret = lp_err(LP_EUSAGE, "--csv %s: %s", path, strerror(errno));
+	if (f != stdout)
+		fclose(f);
+	return ret;
+}
+
+static void result_str(char *buf, size_t n, int v)
+{
+	if (!v)
+		snprintf(buf, n, "0");
+	else
+		snprintf(buf, n, "-%s", errno_name(v));
+}
+
+void table_print(const struct row *r, bool header)
+{
+	char size[24], res[24], exp[24] = "-", fixed[24] = "-", plain[24] = "-",
+	     ratio[24] = "-";
+
+	if (header)
+		printf("%-14s %-8s %6s %-13s %-13s %-9s %9s %9s %7s %-8s %9s %9s %6s\n",
+		       "memtype", "prefault", "size", "result", "expected",
+		       "verdict", "reg ns/pg", "unreg", "leak kB", "data",
+		       "fixed MB/s", "plain MB/s", "ratio");
+	fmt_size(size, sizeof(size), r->size);
+	result_str(res, sizeof(res), r->result);
+	if (r->have_expected)
+		result_str(exp, sizeof(exp), r->expected);
+	if (r->io.done) {
+		snprintf(fixed, sizeof(fixed), "%.1f", r->io.fixed_mibs.med);
+		snprintf(plain, sizeof(plain), "%.1f", r->io.plain_mibs.med);
+		snprintf(ratio, sizeof(ratio), "%.2f", r->io.ratio.med);
+	}
+	printf("%-14s %-8s %6s %-13s %-13s %-9s %9.0f %9.0f %7ld %-8s %9s %9s %6s\n",
+	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict,
+	       r->reg_ns, r->unreg_ns, r->vmpin[2] - r->vmpin[0],
+	       r->io.check[0] ? r->io.check : "-", fixed, plain, ratio);
+	if (r->note && *r->note)
+		printf("  note: %s\n", r->note);
+}

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the kernel tells about pins, pages and capabilities. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "longpin.h"
+
+/* Value of "KEY: N kB" in a /proc file, or -1. */
+static long proc_kv(const char *path, const char *key)
+{
+	char line[256];
+	size_t klen = strlen(key);
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, klen)) {
+			v = strtol(line + klen, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+long vmpin_kb(void)
+{
+	return proc_kv("/proc/self/status", "VmPin:");
+}
+
+long meminfo_kb(const char *key)
+{
+	return proc_kv("/proc/meminfo", key);
+}
+
+/*
+ * nr_foll_pin_acquired/released are batched per CPU; writing
+ * /proc/sys/vm/stat_refresh (root only) folds the batches first.
+ */
+int vmstat_pins(long *acquired, long *released)
+{
+	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
+
+	if (fd >= 0) {
+		/* not root: the per-CPU batches stay, values are approximate */
+		ssize_t n = write(fd, "1", 1);
+
+		(void)n;
+		close(fd);
+	}
+	*acquired = proc_kv("/proc/vmstat", "nr_foll_pin_acquired ");
+	*released = proc_kv("/proc/vmstat", "nr_foll_pin_released ");
+	return *acquired >= 0 && *released >= 0 ? 0 : -ENOENT;
+}
+
+static void smaps_add(struct smaps_sum *s, const char *line)
+{
+	long v;
+
+	if (sscanf(line, "Rss: %ld", &v) == 1)
+		s->rss_kb += v;
+	else if (sscanf(line, "Shared_Dirty: %ld", &v) == 1)
+		s->dirty_kb += v;
+	else if (sscanf(line, "Private_Dirty: %ld", &v) == 1)
+		s->dirty_kb += v;
+	else if (sscanf(line, "AnonHugePages: %ld", &v) == 1)
+		s->anon_huge_kb += v;
+}
+
+/* Sum the smaps fields of every VMA overlapping [addr, addr + len). */
+int smaps_range(const void *addr, size_t len, struct smaps_sum *s)
+{
+	unsigned long lo = (unsigned long)addr, hi = lo + len, a, b;
+	char line[512];
+	bool in = false;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	memset(s, 0, sizeof(*s));
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2) {
+			in = a < hi && b > lo;
+			continue;
+		}
+		if (in)
+			smaps_add(s, line);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Pages of [addr, addr + len) resident in memory (page cache for files). */
+long resident_pages(void *addr, size_t len)
+{
+	size_t pg = sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg, i;
+	unsigned char *vec = malloc(n);
+	long count = 0;
+
+	if (!vec)
+		return -1;
+	if (mincore(addr, len, vec)) {
+		free(vec);
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		count += vec[i] & 1;
+	free(vec);
+	return count;
+}
+
+bool have_cap_ipc_lock(void)
+{
+	char line[256];
+	unsigned long long eff = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return eff & (1ULL << 14);	/* CAP_IPC_LOCK */
+}
+
+/*
+ * Counters of the patched kernel (kernel-patches/): pages pinned by
+ * GUP-fast and by the slow path for FOLL_LONGTERM, and refusals.
+ */
+#define KC_DIR "/sys/kernel/mm/gup_longterm/"
+const char *const kcounter_names[LP_NR_KCOUNTERS] = {
+	"fast_pages", "slow_pages", "refused_fsdax", "refused_file",
+};
+
+bool kcounters_present(void)
+{
+	return access(KC_DIR, F_OK) == 0;
+}
+
+int kcounters_read(long out[LP_NR_KCOUNTERS])
+{
+	char path[128], buf[32];
+	int i, fd;
+	ssize_t n;
+
+	for (i = 0; i < LP_NR_KCOUNTERS; i++) {
+		snprintf(path, sizeof(path), KC_DIR "%s", kcounter_names[i]);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return -errno;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			return -EIO;
+		buf[n] = '\0';
+		out[i] = strtol(buf, NULL, 10);
+	}
+	return 0;
+}

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Small helpers: errors, sizes, errno names, time. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "longpin.h"
+
+/* Print "longpin: MESSAGE" on stderr, one line, and return @code. */
+int lp_err(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("longpin: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+void lp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("longpin: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* "4096", "64K", "64M", "1G": returns 0, or -EINVAL / -ERANGE. */
+int parse_size(const char *s, size_t *out)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': mult = KiB; end++; break;
+	case 'M': mult = MiB; end++; break;
+	case 'G': mult = GiB; end++; break;
+	case '\0': break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (v > SIZE_MAX / mult)
+		return -ERANGE;
+	*out = v * mult;
+	return 0;
+}
+
+void fmt_size(char *buf, size_t n, size_t bytes)
+{
+	if (bytes && !(bytes % GiB))
+		snprintf(buf, n, "%zuG", bytes / GiB);
+	else if (bytes && !(bytes % MiB))
+		snprintf(buf, n, "%zuM", bytes / MiB);
+	else if (bytes && !(bytes % KiB))
+		snprintf(buf, n, "%zuK", bytes / KiB);
+	else
+		snprintf(buf, n, "%zu", bytes);
+}
+
+const char *errno_name(int err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	if (!err)
+		return "-";
+	/* glibc names ENOTSUP and EOPNOTSUPP alike; say what kernels say */
+	if (err == EOPNOTSUPP)
+		return "EOPNOTSUPP";
+	s = strerrorname_np(err);
+	return s ? s : "E?";
+}
+
+/* "EFAULT" -> EFAULT; 0 if unknown. */
+int errno_from_name(const char *name)
+{
+	int e;
+
+	if (!strcmp(name, "EOPNOTSUPP") || !strcmp(name, "ENOTSUP"))
+		return EOPNOTSUPP;
+	for (e = 1; e < 4096; e++) {
+		const char *s = strerrorname_np(e);
+
+		if (s && !strcmp(s, name))
+			return e;
+	}
+	return 0;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static const char *const pf_names[PF_NR] = { "none", "read", "write" };
+
+const char *prefault_name(enum prefault pf)
+{
+	return pf < PF_NR ? pf_names[pf] : "?";
+}
+
+/* "write", "none,read", "all" -> bit mask; -EINVAL on a bad word. */
+int prefault_parse(const char *s, unsigned int *mask)
+{
+	char buf[64], *tok, *save = NULL;
+	int i;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	*mask = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all")) {
+			*mask |= (1u << PF_NR) - 1;
+			continue;
+		}
+		for (i = 0; i < PF_NR; i++)
+			if (!strcmp(tok, pf_names[i]))
+				break;
+		if (i == PF_NR)
+			return -EINVAL;
+		*mask |= 1u << i;
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+size_t hugepage_size(void)
+{
+	long kb = meminfo_kb("Hugepagesize:");
+
+	return kb > 0 ? (size_t)kb * KiB : 2 * MiB;
+}
+
+static const struct { long magic; const char *name; } fs_names[] = {
+	{ 0xEF53, "ext4" },
+	{ 0x58465342, "xfs" },
+	{ 0x01021994, "tmpfs" },
+	{ 0x958458f6, "hugetlbfs" },
+	{ 0x9123683E, "btrfs" },
+	{ 0x794c7630, "overlay" },
+	{ 0xF2F52010, "f2fs" },
+	{ 0x6969, "nfs" },
+	{ 0x01021997, "9p" },
+	{ 0x858458f6, "ramfs" },
+	{ 0x62656572, "sysfs" },
+	{ 0x1373, "devtmpfs" },
+};
+
+const char *fs_name(long magic)
+{
+	static char unknown[24];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fs_names); i++)
+		if (fs_names[i].magic == magic)
+			return fs_names[i].name;
+	snprintf(unknown, sizeof(unknown), "0x%lx", magic);
+	return unknown;
+}
