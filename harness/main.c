@@ -362,6 +362,21 @@ out_ring:
 	return ret;
 }
 
+/* Fail before the run, not after it, when the CSV cannot be written. */
+static int csv_check(const char *path)
+{
+	FILE *f;
+
+	if (!path || !strcmp(path, "-"))
+		return LP_OK;
+	f = fopen(path, "a");
+	if (!f)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	fclose(f);
+	return LP_OK;
+}
+
 static void on_signal(int sig)
 {
 	/* Temp files are unlinked at creation; the kernel drops the rest. */
@@ -410,6 +425,8 @@ int main(int argc, char **argv)
 	ret = mem_check_size(ops, &o);
 	if (ret == LP_OK)
 		ret = memlock_check(&o);
+	if (ret == LP_OK)
+		ret = csv_check(o.csv);
 	if (ret == LP_OK)
 		ret = resolve_contract(&o, &c);
 	if (ret != LP_OK)

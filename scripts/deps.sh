@@ -1,0 +1,20 @@
+# deps.sh (sourced): need_packages PKG...: install missing Debian packages
+# when root, else print the apt-get line and exit 2.
+need_packages() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" ||
+			missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		echo "longpin: missing packages: run as root: apt-get install -y ${missing[*]}" >&2
+		exit 2
+	fi
+	echo "[$(date +%T)] installing ${missing[*]}"
+	apt-get update -q >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The harness and its tests.
+HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev util-linux)

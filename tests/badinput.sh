@@ -1,0 +1,67 @@
+#!/bin/bash
+# badinput.sh CASE: one bad input; asserts the exit status, that the
+# message is one line naming the cause and the fix, and that nothing is
+# left behind.
+. "$(dirname "$0")/lib.sh"
+export TMPDIR=$T
+
+expect() { # STATUS REGEX ARGS...
+	local status=$1 re=$2; shift 2
+	run_longpin "$@"
+	[ "$rc" = "$status" ] || fail "exit status $rc, expected $status"
+	grep -v '^longpin: contract ' "$T/out" | grep -Eq "^longpin: .*$re" ||
+		fail "no message matching /$re/"
+	[ "$(grep -c '^longpin: ' "$T/out")" -le 2 ] || fail "more than one error line"
+	no_leftovers "$T"
+	pass "$case: exit $status, message matches /$re/"
+}
+
+case=$1
+case $case in
+unknown-mem)	expect 2 "unknown memory type 'bogus'.*--list" --mem bogus ;;
+no-mem)		expect 2 "no memory type: give --mem" --size 4K ;;
+size-zero)	expect 2 "--size 0: give a size of at least one page" --mem anon --size 0 ;;
+size-unaligned)	expect 2 "not a multiple of the page size .*round it to 8K" --mem anon --size 5000 ;;
+size-garbage)	expect 2 "--size 12Q: give bytes or N with K, M or G" --mem anon --size 12Q ;;
+size-hugetlb)	expect 2 "not a multiple of hugetlb's huge page size 2048K: use 2M" --mem hugetlb --size 4K ;;
+size-thp)	expect 2 "not a multiple of anon-thp's huge page size 2048K: use 4M" --mem anon-thp --size 3M ;;
+no-dir)		expect 2 "file-shared needs --dir DIR" --mem file-shared ;;
+dir-missing)	expect 2 "--dir $T/nope: No such file or directory: give an existing directory" --mem file-private --dir "$T/nope" ;;
+dir-tmpfs)	expect 2 "file-shared: --dir /dev/shm is tmpfs, not a page-cache filesystem.*use tmpfs-shared" --mem file-shared --dir /dev/shm ;;
+fsdax-not-dax)
+	case $(fs_of "$T") in tmpfs|ramfs) skip "$T is on $(fs_of "$T"), want a non-DAX disk filesystem";; esac
+	expect 2 "fsdax-shared: a file in --dir $T .* is not DAX .*mounted with -o dax" --mem fsdax-shared --dir "$T" ;;
+no-dev)		expect 2 "devdax needs --dev /dev/daxX.Y: create a devdax namespace" --mem devdax ;;
+dev-missing)	expect 2 "--dev /dev/dax-longpin-none: No such file or directory: create a devdax namespace" --mem devdax --dev /dev/dax-longpin-none ;;
+dev-not-dax)	expect 2 "--dev /dev/null: no size in /sys/dev/char/1:3: is it a device-dax device" --mem devdax --dev /dev/null ;;
+dev-size)
+	[ -n "${LONGPIN_DEVDAX:-}" ] || skip "no device-dax here: set LONGPIN_DEVDAX (the vm tests do)"
+	expect 2 "--dev $LONGPIN_DEVDAX has [0-9]+ bytes, --size asks" --mem devdax --dev "$LONGPIN_DEVDAX" --size 64G ;;
+dev-align)
+	[ -n "${LONGPIN_DEVDAX:-}" ] || skip "no device-dax here: set LONGPIN_DEVDAX (the vm tests do)"
+	expect 2 "--size 1052672 is not a multiple of $LONGPIN_DEVDAX's alignment" --mem devdax --dev "$LONGPIN_DEVDAX" --size 1028K ;;
+prefault)	expect 2 "--prefault sometimes: give none, read, write" --mem anon --prefault sometimes ;;
+bs)		expect 2 "--bs 100: give a number from 512" --mem anon --bs 100 ;;
+option)		expect 2 "unknown option or missing argument '--frobnicate'" --mem anon --frobnicate ;;
+expect-name)	expect 2 "--expect linux-9.9: no such contract" --mem anon --expect linux-9.9 ;;
+csv-unwritable)	expect 2 "--csv $T/no/such.csv: No such file or directory: give a writable file" --mem anon --size 4K --no-io --csv "$T/no/such.csv" ;;
+memlock)
+	is_root || skip "needs root to run as another user with a small RLIMIT_MEMLOCK"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) missing"
+	chmod 0777 "$T"
+	PREFIX=(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	expect 2 "RLIMIT_MEMLOCK is 64 kB, registering 65536 kB needs at least 65536 kB: run \`ulimit -l 65536\`" \
+		--mem anon --size 64M ;;
+no-hugepages)
+	free=$(awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo)
+	expect 77 "hugetlb needs $((free + 1)) free 2048 kB huge pages, $free are free: reserve them as root with \`echo [0-9]+ > /proc/sys/vm/nr_hugepages\`" \
+		--mem hugetlb --size $(( (free + 1) * 2 ))M ;;
+io-uring-disabled)
+	f=/proc/sys/kernel/io_uring_disabled
+	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
+	is_root || skip "needs root to set kernel.io_uring_disabled"
+	old=$(cat $f); on_exit "echo $old > $f"
+	echo 2 >$f
+	expect 2 "io_uring is disabled \(kernel.io_uring_disabled=2\): run \`sysctl -w kernel.io_uring_disabled=0\`" --mem anon --size 4K ;;
+*)	fail "unknown case $case" ;;
+esac

@@ -1,0 +1,101 @@
+#!/bin/bash
+# selftest.sh CASE: the harness's own checks catch what they must.
+. "$(dirname "$0")/lib.sh"
+export TMPDIR=$T
+case=$1
+case $case in
+corrupt)
+	# A byte of the target changed between WRITE_FIXED and READ_FIXED:
+	# the data check must report a mismatch and the run must fail.
+	run_longpin --mem anon --size 8M --ios 64 --repeat 1 --inject corrupt --csv "$T/r.csv"
+	[ "$rc" = 1 ] || fail "exit status $rc, expected 1"
+	[ "$(csv_get "$T/r.csv" 1 data_check)" = mismatch ] || fail "data_check is not mismatch"
+	grep -q "data check: mismatch" "$T/out" || fail "no 'data check: mismatch' note"
+	pass "corrupted target data is detected (exit 1, data_check=mismatch)" ;;
+leak)
+	# A second ring keeps the buffer pinned past unregistration: VmPin
+	# does not come back, the run must fail and say so.
+	run_longpin --mem anon --size 8M --no-io --inject leak --csv "$T/r.csv"
+	[ "$rc" = 1 ] || fail "exit status $rc, expected 1"
+	leak=$(csv_get "$T/r.csv" 1 vmpin_leak_kb)
+	[ "$leak" = 8192 ] || fail "vmpin_leak_kb=$leak, expected 8192"
+	grep -q "pin leak: VmPin" "$T/out" || fail "no 'pin leak' note"
+	pass "a pin held past unregistration is reported (vmpin_leak_kb=$leak, exit 1)" ;;
+csv)
+	# The issue's example: one row, verdict pass, no leak, throughput
+	# of fixed and plain reads with their ratio; appending keeps one header.
+	run_longpin --mem anon --size 64M --csv "$T/out.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ "$(wc -l <"$T/out.csv")" = 2 ] || fail "expected a header and one row"
+	for col in kernel memtype prefault size result errno expected verdict reg_ns_per_page vmpin_leak_kb; do
+		v=$(csv_get "$T/out.csv" 1 $col)
+		case $v in ""|NO-COLUMN-*) fail "column $col missing or empty";; esac
+	done
+	[ "$(csv_get "$T/out.csv" 1 schema)" = 1 ] || fail "schema is not 1"
+	[ "$(csv_get "$T/out.csv" 1 verdict)" = pass ] || fail "verdict not pass"
+	[ "$(csv_get "$T/out.csv" 1 vmpin_leak_kb)" = 0 ] || fail "leak"
+	[ "$(csv_get "$T/out.csv" 1 kernel)" = "$(uname -r)" ] || fail "kernel column"
+	for col in fixed_mibs_med plain_mibs_med ratio_med fixed_iops plain_iops ratio_min ratio_max; do
+		awk -v v="$(csv_get "$T/out.csv" 1 $col)" 'BEGIN { exit !(v + 0 > 0) }' ||
+			fail "$col is not a positive number"
+	done
+	run_longpin --mem memfd --size 4M --prefault none,read --ios 64 --csv "$T/out.csv"
+	[ "$(grep -c '^schema,' "$T/out.csv")" = 1 ] || fail "header written twice"
+	[ "$(wc -l <"$T/out.csv")" = 4 ] || fail "expected 3 rows after appending"
+	n=$(head -1 "$T/out.csv" | awk -F, '{print NF}')
+	awk -F, -v n="$n" 'NF != n { exit 1 }' "$T/out.csv" || fail "rows with a column count other than $n"
+	pass "CSV: header once, $n columns, anon 64M row pass, ratio $(csv_get "$T/out.csv" 1 ratio_med)" ;;
+cli)
+	run_longpin --list
+	[ "$rc" = 0 ] && [ "$(wc -l <"$T/out")" = 17 ] || fail "--list: want 17 memory types"
+	for m in anon anon-thp anon-shared sysv-shm sysv-shm-huge memfd memfd-hugetlb hugetlb \
+		tmpfs-shared tmpfs-private file-shared file-private fsdax-shared fsdax-private devdax readonly mixed; do
+		grep -qx -- "$m" "$T/out" || fail "--list lacks $m"
+	done
+	run_longpin --help
+	[ "$rc" = 0 ] && grep -q "^usage: longpin --mem TYPE" "$T/out" || fail "--help"
+	run_longpin --list-contracts
+	[ "$(tr '\n' ' ' <"$T/out")" = "linux-6.1 linux-6.5+ longpin " ] || fail "--list-contracts"
+	pass "--list, --help, --list-contracts" ;;
+unchecked)
+	LONGPIN_KERNEL_RELEASE=5.4.0-test run_longpin --mem anon --size 4M --no-io --csv "$T/r.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	grep -q "no contract describes kernel 5.4.0-test: verdicts are unchecked" "$T/out" || fail "no message"
+	[ "$(csv_get "$T/r.csv" 1 verdict)" = unchecked ] || fail "verdict not unchecked"
+	pass "an unknown kernel gives unchecked rows and says so" ;;
+expect)
+	# --expect overrides the choice: anon against every contract passes,
+	# file-shared cannot pass against two contracts that disagree.
+	for c in linux-6.1 linux-6.5+ longpin; do
+		run_longpin --mem anon --size 4M --no-io --expect $c --csv "$T/r.csv"
+		[ "$rc" = 0 ] || fail "anon against $c: exit $rc"
+	done
+	[ "$(csv_get "$T/r.csv" 3 contract)" = longpin ] || fail "contract column"
+	run_longpin --mem mixed --size 4M --no-io --expect linux-6.1 --csv "$T/m.csv"
+	r1=$rc
+	run_longpin --mem mixed --size 4M --no-io --expect linux-6.5+ --csv "$T/m.csv"
+	[ $((r1 + rc)) = 1 ] || fail "mixed passed or failed both 6.1 (-EINVAL) and 6.5+ (0) contracts"
+	[ "$(csv_get "$T/m.csv" 1 verdict) $(csv_get "$T/m.csv" 2 verdict)" = "fail pass" ] ||
+		[ "$(csv_get "$T/m.csv" 1 verdict) $(csv_get "$T/m.csv" 2 verdict)" = "pass fail" ] ||
+		fail "verdict column"
+	pass "--expect selects the contract; a mismatch fails with exit 1" ;;
+over-1g)
+	# Not refused by the tool: the kernel's answer is the verdict row.
+	run_longpin --mem anon --size 1049600K --prefault none --no-io --csv "$T/r.csv"
+	[ "$(csv_get "$T/r.csv" 1 errno)" = EFAULT ] || fail "1 GiB + 4 KiB: want -EFAULT from the kernel"
+	[ "$rc" = 0 ] || fail "exit $rc"
+	pass "1 GiB + 4 KiB: the kernel answers -EFAULT, recorded as a passing verdict row" ;;
+sigint)
+	"$LONGPIN" --mem file-private --dir "$T" --size 8M --runtime 30 --repeat 3 >"$T/out" 2>&1 &
+	pid=$!
+	for i in $(seq 50); do sleep 0.2; grep -q . "$T/out" && break; done
+	sleep 1
+	kill -INT $pid
+	rc=0; wait $pid || rc=$?
+	cat "$T/out"
+	[ "$rc" = 130 ] || fail "exit status $rc after SIGINT, expected 130"
+	grep -q "longpin: interrupted" "$T/out" || fail "no 'interrupted' message"
+	no_leftovers "$T"
+	pass "SIGINT: exit 130, no file left in $T" ;;
+*)	fail "unknown case $case" ;;
+esac
