@@ -49,6 +49,8 @@ struct opts {
 	const char *expect;
 	const char *csv;
 	const char *inject;		/* corrupt | leak: self-tests */
+	unsigned int cycles;		/* more register/unregister cycles */
+	bool mmap_probe;		/* time mmap+munmap in a thread meanwhile */
 	bool no_io;
 	bool quiet;
 };
@@ -148,6 +150,19 @@ struct io_uring;
 int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
 	   struct io_result *r);
 
+/* cycles.c: --cycles N [--mmap-probe] */
+struct cycles_result {
+	unsigned int n;
+	double reg_min, reg_med, reg_max;	/* ns per 4 KiB page */
+	unsigned int failed_at;			/* 1-based cycle, 0: none */
+	int failed_result;
+	bool probed;
+	uint64_t probe_calls;
+	double probe_p999_us, probe_max_us;
+};
+int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
+	       bool probe, int first, struct cycles_result *cr);
+
 /* output.c */
 struct row {
 	const char *kernel;
@@ -170,6 +185,7 @@ struct row {
 	long resident[2];
 	long dirty_kb[2];
 	struct io_result io;
+	struct cycles_result cyc;
 	const char *note;
 };
 int csv_append(const char *path, const struct row *r, unsigned int repeat);

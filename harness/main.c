@@ -25,7 +25,8 @@ static void usage(FILE *f)
 "usage: longpin --mem TYPE [--size N] [--prefault none|read|write|all]\n"
 "               [--dir DIR] [--dev /dev/daxX.Y] [--target FILE|BLOCKDEV]\n"
 "               [--bs N] [--qd N] [--ios N | --runtime SEC] [--repeat N]\n"
-"               [--expect CONTRACT] [--csv FILE] [--no-io] [--quiet]\n"
+"               [--cycles N [--mmap-probe]] [--expect CONTRACT] [--csv FILE]\n"
+"               [--no-io] [--quiet]\n"
 "       longpin --list | --list-contracts | --help | --version\n"
 "\n"
 "Registers one io_uring fixed buffer of memory TYPE (IORING_REGISTER_BUFFERS,\n"
@@ -44,6 +45,9 @@ static void usage(FILE *f)
 "  --ios N         I/Os per timed pass (default 2048)\n"
 "  --runtime SEC   seconds per timed pass instead of --ios\n"
 "  --repeat N      timed passes of each kind (default 3)\n"
+"  --cycles N      N more register/unregister cycles after the measured\n"
+"                  one (times: cycle_reg_ns_*; VmPin checked after all)\n"
+"  --mmap-probe    meanwhile a second thread times mmap+munmap of a page\n"
 "  --expect NAME   contract to check against (--list-contracts)\n"
 "  --csv FILE      append rows to FILE (- for stdout)\n"
 "  --no-io         register only, no I/O\n"
@@ -59,7 +63,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_LIST = 256, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
-       OPT_VERSION, OPT_RUNTIME };
+       OPT_VERSION, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE };
 
 static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, 'm' },
@@ -76,6 +80,8 @@ static const struct option long_opts[] = {
 	{ "expect", required_argument, NULL, 'e' },
 	{ "csv", required_argument, NULL, 'c' },
 	{ "no-io", no_argument, NULL, OPT_NO_IO },
+	{ "cycles", required_argument, NULL, OPT_CYCLES },
+	{ "mmap-probe", no_argument, NULL, OPT_MMAP_PROBE },
 	{ "quiet", no_argument, NULL, 'Q' },
 	{ "inject", required_argument, NULL, OPT_INJECT },
 	{ "list", no_argument, NULL, OPT_LIST },
@@ -113,6 +119,11 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case 'c': o->csv = arg; break;
 	case 'Q': o->quiet = true; break;
 	case OPT_NO_IO: o->no_io = true; break;
+	case OPT_MMAP_PROBE: o->mmap_probe = true; break;
+	case OPT_CYCLES:
+		ret = parse_uint("--cycles", arg, 1, 10000000, &v);
+		o->cycles = v;
+		break;
 	case 's':
 		if (parse_size(arg, &o->size))
 			return lp_err(LP_EUSAGE,
@@ -185,6 +196,9 @@ static int parse_args(struct opts *o, int argc, char **argv)
 	if (!o->mem)
 		return lp_err(LP_EUSAGE,
 			      "no memory type: give --mem TYPE (longpin --list shows them)");
+	if (o->mmap_probe && !o->cycles)
+		return lp_err(LP_EUSAGE,
+			      "--mmap-probe runs during --cycles: give --cycles N too");
 	return LP_OK;
 }
 
@@ -299,6 +313,9 @@ static int register_and_measure(struct io_uring *ring, struct mem *m,
 	} else {
 		p[2] = p[1];
 	}
+	if (o->cycles && cycles_run(ring, m, o->cycles, o->mmap_probe,
+				    r->result, &r->cyc))
+		ret = lp_err(LP_EUSAGE, "--cycles: out of memory or threads");
 	probe_take(&p[3]);
 	if (leaking)
 		io_uring_queue_exit(&leak);
@@ -344,6 +361,10 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 	if (r.vmpin[0] >= 0 && r.vmpin[2] != r.vmpin[0]) {
 		snprintf(note, sizeof(note), "pin leak: VmPin %ld kB -> %ld kB",
 			 r.vmpin[0], r.vmpin[2]);
+		ret = LP_FAIL;
+	} else if (r.cyc.failed_at) {
+		snprintf(note, sizeof(note), "cycle %u answered %d, not %d",
+			 r.cyc.failed_at, r.cyc.failed_result, r.result);
 		ret = LP_FAIL;
 	} else if (!strcmp(r.io.check, "mismatch") ||
 		   !strcmp(r.io.check, "error")) {

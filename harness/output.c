@@ -23,7 +23,9 @@ static const char csv_header[] =
 	"fixed_mibs_min,fixed_mibs_med,fixed_mibs_max,fixed_iops,"
 	"plain_mibs_min,plain_mibs_med,plain_mibs_max,plain_iops,"
 	"ratio_min,ratio_med,ratio_max,"
-	"clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,note\n";
+	"clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,"
+	"cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,"
+	"probe_calls,probe_p999_us,probe_max_us,note\n";
 
 /* A number, or "-" when unknown (negative). */
 static void put_long(FILE *f, long v)
@@ -65,6 +67,21 @@ static void put_io(FILE *f, const struct row *r, unsigned int repeat)
 		io->ratio.max);
 }
 
+static void put_cycles(FILE *f, const struct cycles_result *c)
+{
+	if (!c->n)
+		fputs(",0,-,-,-", f);
+	else
+		fprintf(f, ",%u,%.1f,%.1f,%.1f", c->n, c->reg_min, c->reg_med,
+			c->reg_max);
+	if (!c->probed)
+		fputs(",-,-,-", f);
+	else
+		fprintf(f, ",%llu,%.1f,%.1f",
+			(unsigned long long)c->probe_calls, c->probe_p999_us,
+			c->probe_max_us);
+}
+
 static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 {
 	char ts[32];
@@ -91,7 +108,9 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_long(f, r->dirty_kb[0]);
 	put_long(f, r->dirty_kb[1]);
 	put_io(f, r, repeat);
-	fprintf(f, ",-,-,-,-,-,%s\n", r->note ? r->note : "");
+	fputs(",-,-,-,-,-", f);
+	put_cycles(f, &r->cyc);
+	fprintf(f, ",%s\n", r->note ? r->note : "");
 }
 
 /*

@@ -97,5 +97,19 @@ sigint)
 	grep -q "longpin: interrupted" "$T/out" || fail "no 'interrupted' message"
 	no_leftovers "$T"
 	pass "SIGINT: exit 130, no file left in $T" ;;
+cycles)
+	# 200 more register/unregister cycles with an mmap prober: VmPin
+	# balanced after all of them, the prober ran and was timed.
+	run_longpin --mem anon --size 4M --no-io --cycles 200 --mmap-probe --csv "$T/r.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ "$(csv_get "$T/r.csv" 1 cycles)" = 200 ] || fail "cycles column"
+	[ "$(csv_get "$T/r.csv" 1 vmpin_leak_kb)" = 0 ] || fail "leak after cycles"
+	calls=$(csv_get "$T/r.csv" 1 probe_calls)
+	[ "$calls" -gt 0 ] 2>/dev/null || fail "probe_calls=$calls"
+	awk -v a="$(csv_get "$T/r.csv" 1 probe_max_us)" -v b="$(csv_get "$T/r.csv" 1 probe_p999_us)" \
+		'BEGIN { exit !(a + 0 >= b + 0 && b + 0 > 0) }' || fail "probe_max_us < probe_p999_us"
+	run_longpin --mem anon --size 4M --mmap-probe
+	[ "$rc" = 2 ] && grep -q -- "--mmap-probe runs during --cycles" "$T/out" || fail "--mmap-probe alone"
+	pass "200 cycles balanced, $calls mmap probes timed" ;;
 *)	fail "unknown case $case" ;;
 esac
