@@ -4,6 +4,8 @@
  * embedded at build time (cmake/embed.cmake). Each has "match" lines that
  * say which kernels it describes and rows "memtype prefault size expected",
  * first match wins, '*' matches anything, size is '*', '>N' or '<=N'.
+ * An optional fifth word "nofault" says that the attempt must not fault
+ * any page: resident pages and dirty kB of the buffer stay as they were.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -29,6 +31,7 @@ struct crow {
 	char size_op;			/* 0: any, '>' or '<' (<=) */
 	size_t size;
 	int err;			/* 0 or -errno */
+	bool nofault;
 };
 
 struct contract {
@@ -59,11 +62,13 @@ static int parse_expected(const char *s, int *err)
 
 static int parse_row(struct crow *r, char *line)
 {
-	char mem[24], pf[16], size[24], exp[24];
-	int i;
+	char mem[24], pf[16], size[24], exp[24], flag[16] = "";
+	int i, n;
 
-	if (sscanf(line, "%23s %15s %23s %23s", mem, pf, size, exp) != 4)
+	n = sscanf(line, "%23s %15s %23s %23s %15s", mem, pf, size, exp, flag);
+	if (n < 4 || (n == 5 && strcmp(flag, "nofault")))
 		return -EINVAL;
+	r->nofault = n == 5;
 	snprintf(r->mem, sizeof(r->mem), "%s", mem);
 	r->pf = -1;
 	if (strcmp(pf, "*")) {
@@ -251,7 +256,7 @@ static bool row_matches(const struct crow *r, const char *mem,
 }
 
 bool contract_lookup(const struct contract *c, const char *mem,
-		     enum prefault pf, size_t size, int *err)
+		     enum prefault pf, size_t size, int *err, bool *nofault)
 {
 	int i;
 
@@ -260,6 +265,7 @@ bool contract_lookup(const struct contract *c, const char *mem,
 	for (i = 0; i < c->nrows; i++) {
 		if (row_matches(&c->rows[i], mem, pf, size)) {
 			*err = c->rows[i].err;
+			*nofault = c->rows[i].nofault;
 			return true;
 		}
 	}

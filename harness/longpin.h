@@ -130,9 +130,12 @@ const struct contract *contract_select(const char **why);
 const struct contract *contract_by_name(const char *name);
 const char *contract_name(const struct contract *c);
 void contract_list(void);
-/* Returns true and sets *err (0 or a negative errno) when a row matches. */
+/*
+ * Returns true when a row matches and sets *err (0 or a negative errno) and
+ * *nofault (the attempt must leave resident and dirty pages alone).
+ */
 bool contract_lookup(const struct contract *c, const char *mem,
-		     enum prefault pf, size_t size, int *err);
+		     enum prefault pf, size_t size, int *err, bool *nofault);
 
 /* io.c: fixed-buffer I/O on a registered buffer */
 struct stat3 { double min, med, max; };
@@ -176,6 +179,7 @@ struct row {
 	int result;			/* 0 or -errno */
 	bool have_expected;
 	int expected;
+	bool nofault;			/* expected: no page faulted */
 	const char *verdict;
 	double reg_ns, unreg_ns;	/* per 4 KiB page */
 	long vmpin[3];			/* before, registered, after */

@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <liburing.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,13 +324,45 @@ static int register_and_measure(struct io_uring *ring, struct mem *m,
 	return ret;
 }
 
-static const char *judge(struct row *r, const struct contract *c)
+static bool pages_touched(const struct row *r)
+{
+	return r->resident[1] != r->resident[0] ||
+	       r->dirty_kb[1] != r->dirty_kb[0];
+}
+
+static const char *judge(struct row *r, const struct contract *c,
+			 char *note, size_t n)
 {
 	r->have_expected = contract_lookup(c, r->mem, r->pf, r->size,
-					   &r->expected);
+					   &r->expected, &r->nofault);
 	if (!r->have_expected)
 		return "unchecked";
-	return r->result == r->expected ? "pass" : "fail";
+	if (r->result != r->expected)
+		return "fail";
+	if (r->nofault && pages_touched(r)) {
+		snprintf(note, n,
+			 "the attempt faulted pages: resident %ld -> %ld, dirty %ld -> %ld kB",
+			 r->resident[0], r->resident[1], r->dirty_kb[0],
+			 r->dirty_kb[1]);
+		return "fail";
+	}
+	return "pass";
+}
+
+/* Append "; MESSAGE" to @note; returns LP_FAIL. */
+static int add_note(char *note, size_t n, const char *fmt, ...)
+{
+	size_t len = strlen(note);
+	va_list ap;
+
+	if (len && len + 2 < n) {
+		strcpy(note + len, "; ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(note + len, n - len, fmt, ap);
+	va_end(ap);
+	return LP_FAIL;
 }
 
 static int run_one(const struct mem_ops *ops, const struct opts *o,
@@ -340,7 +373,7 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 	struct io_uring ring;
 	struct mem m;
 	int ret;
-	char note[160] = "";
+	char note[256] = "";
 
 	ret = ring_init(&ring, o);
 	if (ret != LP_OK)
@@ -356,21 +389,16 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 	ret = register_and_measure(&ring, &m, o, &r);
 	if (ret != LP_OK)
 		goto out_mem;
-	r.verdict = judge(&r, c);
+	r.verdict = judge(&r, c, note, sizeof(note));
 	ret = !strcmp(r.verdict, "fail") ? LP_FAIL : LP_OK;
-	if (r.vmpin[0] >= 0 && r.vmpin[2] != r.vmpin[0]) {
-		snprintf(note, sizeof(note), "pin leak: VmPin %ld kB -> %ld kB",
-			 r.vmpin[0], r.vmpin[2]);
-		ret = LP_FAIL;
-	} else if (r.cyc.failed_at) {
-		snprintf(note, sizeof(note), "cycle %u answered %d, not %d",
-			 r.cyc.failed_at, r.cyc.failed_result, r.result);
-		ret = LP_FAIL;
-	} else if (!strcmp(r.io.check, "mismatch") ||
-		   !strcmp(r.io.check, "error")) {
-		snprintf(note, sizeof(note), "data check: %s", r.io.check);
-		ret = LP_FAIL;
-	}
+	if (r.vmpin[0] >= 0 && r.vmpin[2] != r.vmpin[0])
+		ret = add_note(note, sizeof(note), "pin leak: VmPin %ld kB -> %ld kB",
+			       r.vmpin[0], r.vmpin[2]);
+	if (r.cyc.failed_at)
+		ret = add_note(note, sizeof(note), "cycle %u answered %d, not %d",
+			       r.cyc.failed_at, r.cyc.failed_result, r.result);
+	if (!strcmp(r.io.check, "mismatch") || !strcmp(r.io.check, "error"))
+		ret = add_note(note, sizeof(note), "data check: %s", r.io.check);
 	r.note = note;
 	if (!o->quiet)
 		table_print(&r, header);
