@@ -27,6 +27,14 @@ static const char csv_header[] =
 	"cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,"
 	"probe_calls,probe_p999_us,probe_max_us,note\n";
 
+/* A text field: commas and line breaks would break the CSV. */
+static void put_text(FILE *f, const char *s)
+{
+	fputc(',', f);
+	for (; s && *s; s++)
+		fputc(*s == ',' ? ';' : *s == '\n' ? ' ' : *s, f);
+}
+
 /* A number, or "-" when unknown (negative). */
 static void put_long(FILE *f, long v)
 {
@@ -51,14 +59,16 @@ static void put_io(FILE *f, const struct row *r, unsigned int repeat)
 	const struct io_result *io = &r->io;
 
 	if (!io->done) {
-		fprintf(f, ",%s,%s,-,-,-,-,-", io->check[0] ? io->check : "-",
-			io->target[0] ? io->target : "-");
+		fprintf(f, ",%s", io->check[0] ? io->check : "-");
+		put_text(f, io->target[0] ? io->target : "-");
+		fputs(",-,-,-,-,-", f);
 		fputs(",-,-,-,-,-,-,-,-,-,-,-", f);
 		return;
 	}
-	fprintf(f, ",%s,%s,%d,%u,%u,%llu,%u", io->check, io->target,
-		io->direct, io->bs, io->qd, (unsigned long long)io->ios,
-		repeat);
+	fprintf(f, ",%s", io->check);
+	put_text(f, io->target);
+	fprintf(f, ",%d,%u,%u,%llu,%u", io->direct, io->bs, io->qd,
+		(unsigned long long)io->ios, repeat);
 	fprintf(f, ",%.1f,%.1f,%.1f,%.0f", io->fixed_mibs.min,
 		io->fixed_mibs.med, io->fixed_mibs.max, io->fixed_iops);
 	fprintf(f, ",%.1f,%.1f,%.1f,%.0f", io->plain_mibs.min,
@@ -89,9 +99,10 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	int i;
 
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	fprintf(f, "%d,harness,%s,%s,%s,%s,%s,%zu,register,%s,%d", LONGPIN_SCHEMA,
-		ts, r->kernel, r->contract, r->mem, prefault_name(r->pf),
-		r->size, r->fs_type, r->dax);
+	fprintf(f, "%d,harness,%s", LONGPIN_SCHEMA, ts);
+	put_text(f, r->kernel);
+	fprintf(f, ",%s,%s,%s,%zu,register,%s,%d", r->contract, r->mem,
+		prefault_name(r->pf), r->size, r->fs_type, r->dax);
 	put_long(f, r->thp_kb);
 	fprintf(f, ",%d,%s", r->result, errno_name(r->result));
 	put_expected(f, r);
@@ -110,7 +121,8 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_io(f, r, repeat);
 	fputs(",-,-,-,-,-", f);
 	put_cycles(f, &r->cyc);
-	fprintf(f, ",%s\n", r->note ? r->note : "");
+	put_text(f, r->note);
+	fputc('\n', f);
 }
 
 /*

@@ -39,3 +39,5 @@ set_tests_properties(badinput/io-uring-disabled PROPERTIES RUN_SERIAL TRUE)
 foreach(case corrupt leak csv cli unchecked expect over-1g sigint cycles)
   lp_test(selftest/${case} ${LP_TESTS}/selftest.sh ${case})
 endforeach()
+
+include(${CMAKE_SOURCE_DIR}/tests/compare.cmake OPTIONAL)
