@@ -11,6 +11,7 @@
 #   LONGPIN_DAX_DIR    DAX mount for fsdax-*
 #   LONGPIN_DEVDAX     /dev/daxX.Y for devdax
 #   LONGPIN_ARGS       more longpin options, e.g. "--ios 512 --repeat 3"
+#   LONGPIN_TYPES      memory types to run, comma separated (default: all)
 # Huge pages for the hugetlb types are reserved when root and given back.
 # Exit: 0 when no verdict failed (skips allowed), 1 otherwise.
 set -u
@@ -43,6 +44,7 @@ if [ -w $hp ]; then
 fi
 
 types=$("$bin" --list) || exit 2
+[ -n "${LONGPIN_TYPES:-}" ] && types=$(echo "$LONGPIN_TYPES" | tr ',' '\n')
 echo "KTAP version 1"
 echo "1..$(echo "$types" | wc -l)"
 i=0 bad=0

@@ -1,0 +1,166 @@
+#!/bin/bash
+# compare.sh CASE: longpin-compare on the hand-made CSVs of
+# tests/data/compare/ (and on real rows for CASE real).
+. "$(dirname "$0")/lib.sh"
+COMPARE=${LONGPIN_COMPARE:-$(dirname "$0")/../build/longpin-compare}
+D=$(cd "$(dirname "$0")/data/compare" && pwd)
+case=$1
+
+# run_compare ARGS...: stdout in $T/out, stderr in $T/err, status in $rc.
+run_compare() {
+	echo "+ longpin-compare $*"
+	rc=0
+	"$COMPARE" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	cat "$T/out" "$T/err"
+}
+
+# has FILE TEXT: FILE contains the fixed string TEXT.
+has() { grep -qF -- "$2" "$1" || fail "no '$2' in the output"; }
+hasnt() { ! grep -qF -- "$2" "$1" || fail "'$2' in the output"; }
+
+# rel_row KEY: the row of KEY in the table against the baseline.
+rel_row() { sed -n '/^Against the baseline/,$p' "$T/out" | grep -F -- "  $1 "; }
+
+# bad_input FILE MESSAGE: exit 2, MESSAGE as the one line on stderr, no stdout.
+bad_input() {
+	run_compare "$D/stock.csv" "$D/$1"
+	[ "$rc" = 2 ] || fail "exit status $rc, expected 2"
+	[ "$(wc -l <"$T/err")" = 1 ] || fail "want one line on stderr"
+	has "$T/err" "longpin-compare: $D/$1:$2"
+	[ ! -s "$T/out" ] || fail "output on stdout despite the error"
+}
+
+case $case in
+join)
+	run_compare "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "file-private write 4M: stock -EOPNOTSUPP, patched 0"
+	has "$T/out" "sysv-shm write 4M: stock -EOPNOTSUPP, patched 0"
+	hasnt "$T/out" "anon write 4M: stock"
+	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0$' "$T/out" || fail "stock verdict counts"
+	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0$' "$T/out" || fail "patched verdict counts"
+	# patched anon write: two rows 48 and 52 ns/page, median 50; stock 100.
+	# pages/s patched over stock = 100/50, range 90/55 .. 110/45.
+	rel_row "anon write 4M" | grep -qF "x2.00 [1.64-2.44]" || fail "registration ratio is not x2.00 [1.64-2.44]"
+	grep -qE '^  anon write 4M +patched +50.0 \[45.0-55.0\]' "$T/out" || fail "patched median of two rows"
+	rel_row "file-private write 4M" | grep -qF "results differ" || fail "time of a refusal compared with a registration"
+	pass "a verdict difference and a registration ratio x2.00 [1.64-2.44]" ;;
+missing-row)
+	run_compare "$D/stock.csv" "$D/patched-missing.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "anon none 4M: stock 0, missing on patched-missing"
+	has "$T/out" "readonly write 4M: missing on stock, patched-missing -EFAULT"
+	has "$T/out" "2 are missing on some kernel"
+	pass "rows on one side only are reported as missing, exit 0" ;;
+schema-mismatch)
+	bad_input schema2.csv "2: CSV schema 2, this longpin-compare reads schema 1: use a matching longpin"
+	pass "schema 2: exit 2 with the message" ;;
+malformed)
+	bad_input short-line.csv "3: 6 fields, the header has 63"
+	pass "a short line: exit 2 naming file:line" ;;
+no-header)
+	bad_input no-header.csv "1: no header"
+	bad_input empty.csv "1: empty file"
+	run_compare "$D/stock.csv" "$T/absent.csv"
+	[ "$rc" = 2 ] && grep -qF "absent.csv: No such file" "$T/err" || fail "a missing file"
+	run_compare "$D/stock.csv" "$D"
+	[ "$rc" = 2 ] || fail "a directory: exit status $rc"
+	pass "no header, empty file, missing file, directory: exit 2" ;;
+noise)
+	run_compare "$D/stock.csv" "$D/patched.csv"
+	row=$(rel_row "anon write 4M")
+	echo "row: $row"
+	# registration: [90,110] and [45,55] are disjoint; fixed MiB/s
+	# [240,260] and [245,265] overlap.
+	echo "$row" | grep -qE 'x2\.00 \[1\.64-2\.44\]  ' || fail "disjoint ranges marked noise"
+	echo "$row" | grep -qF 'x1.02 [0.94-1.10] noise' || fail "overlapping ranges not marked noise"
+	pass "overlapping ranges are noise, disjoint ones are not" ;;
+report)
+	run_compare --report "$T/r.md" --plots "$T/plots" "$D/stock.csv" "$D/patched-missing.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ -f "$T/r.md" ] && [ ! -e "$T/r.md.tmp" ] || fail "report not written (or .tmp left)"
+	has "$T/r.md" "| ! | file-private write 4M | -EOPNOTSUPP | 0 |"
+	has "$T/r.md" "| ? | anon none 4M | 0 | missing |"
+	has "$T/r.md" "| anon write 4M | patched-missing | x2.00 [1.64-2.44] |"
+	for f in verdicts reg ratio; do
+		[ -s "$T/plots/$f.gp" ] && [ -s "$T/plots/$f.dat" ] || fail "$f.gp/.dat missing"
+	done
+	# bad input: no report, no temp file
+	run_compare --report "$T/bad.md" "$D/stock.csv" "$D/schema2.csv"
+	[ "$rc" = 2 ] && [ ! -e "$T/bad.md" ] && [ ! -e "$T/bad.md.tmp" ] || fail "report written despite bad input"
+	# no gnuplot on PATH: one line, data and scripts, exit 0
+	rc=0
+	PATH=/nonexistent "$COMPARE" --plots "$T/p2" "$D/stock.csv" "$D/patched.csv" >"$T/out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] && grep -q "gnuplot not found" "$T/out" && [ -s "$T/p2/reg.gp" ] ||
+		fail "without gnuplot: exit $rc"
+	command -v gnuplot >/dev/null || skip "report checked; gnuplot not installed, PNGs not checked"
+	for f in verdicts reg ratio; do
+		[ "$(head -c 4 "$T/plots/$f.png" | od -An -c | tr -d ' ')" = '211PNG' ] ||
+			fail "$f.png is not a PNG"
+	done
+	pass "markdown report with the verdict table; verdicts.png, reg.png, ratio.png" ;;
+mixed)
+	# a repeat of anon write that answered -EFAULT and failed: the
+	# combined result is mixed, the verdicts too
+	cp "$D/patched.csv" "$T/patched.csv"
+	grep ',anon,write,' "$D/patched.csv" | head -1 |
+		awk -F, -v OFS=, '{ $13 = -14; $14 = "EFAULT"; $16 = "fail"; print }' >>"$T/patched.csv"
+	run_compare "$D/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "anon write 4M: stock 0, patched mixed 0/-EFAULT"
+	grep -qE '^  !  anon write 4M +0 +mixed 0/-EFAULT \(pass/fail\)' "$T/out" || fail "mixed verdicts not shown"
+	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0$' "$T/out" || fail "fail not counted"
+	pass "repeats that disagree are shown as mixed" ;;
+fs-split)
+	# file-shared on ext4 and xfs in one file (CRLF line ends): keyed by
+	# fs_type, the xfs row differs.
+	run_compare "$D/stock-fs.csv" "$D/patched-fs.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "file-shared write 4M (xfs): stock-fs -EOPNOTSUPP, patched-fs 0"
+	has "$T/out" "1 of 2 keys differ"
+	pass "rows split by fs_type, CRLF read" ;;
+baseline)
+	run_compare --baseline patched "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	rel_row "anon write 4M" | grep -qF "x0.50 [0.41-0.61]" || fail "stock against patched is not x0.50"
+	run_compare --baseline nosuch "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 2 ] && grep -qF "give one of stock patched" "$T/err" || fail "unknown baseline"
+	# the same basename in two directories: labelled by directory
+	mkdir -p "$T/run1" "$T/run2"
+	cp "$D/stock.csv" "$T/run1/stock.csv"
+	cp "$D/patched.csv" "$T/run2/stock.csv"
+	run_compare "$T/run1/stock.csv" "$T/run2/stock.csv"
+	[ "$rc" = 0 ] && grep -qF "file-private write 4M: run1/stock -EOPNOTSUPP, run2/stock 0" "$T/out" ||
+		fail "labels of two stock.csv"
+	pass "--baseline, unknown label, same basename in two runs" ;;
+usage)
+	for args in "" "$D/stock.csv" "--bogus $D/stock.csv $D/patched.csv" "$D/stock.csv $D/patched.csv --report"; do
+		# shellcheck disable=SC2086
+		run_compare $args
+		[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] || fail "'$args': exit $rc, want 2 and one line"
+	done
+	run_compare --help
+	[ "$rc" = 0 ] || fail "--help: exit $rc"
+	has "$T/out" "usage: longpin-compare"
+	pass "usage errors exit 2 with one line" ;;
+real)
+	export TMPDIR=$T
+	"$LONGPIN" --mem anon --size 4M --prefault all --ios 64 --repeat 3 --csv "$T/a.csv" >"$T/l" 2>&1 || rc=$?
+	case ${rc:-0} in
+	0) ;;
+	77|2) cat "$T/l"; skip "longpin cannot run here: $(tail -1 "$T/l")" ;;
+	*) cat "$T/l"; fail "longpin anon: exit $rc" ;;
+	esac
+	"$LONGPIN" --mem memfd --size 4M --prefault all --ios 64 --repeat 3 --csv "$T/b.csv" >"$T/l" 2>&1 ||
+		{ cat "$T/l"; fail "longpin memfd failed"; }
+	"$LONGPIN" --mem anon --size 4M --ios 64 --repeat 3 --csv "$T/b.csv" >"$T/l" 2>&1 ||
+		{ cat "$T/l"; fail "longpin anon into b failed"; }
+	run_compare --report "$T/r.md" "$T/a.csv" "$T/b.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "memfd write 4M: missing on a, b 0"
+	has "$T/out" "anon none 4M: a 0, missing on b"
+	rel_row "anon write 4M" | grep -qE 'x[0-9.]+' || fail "no ratio for anon write"
+	pass "real rows of anon and memfd compared, exit 0" ;;
+*)
+	fail "unknown case $case" ;;
+esac
