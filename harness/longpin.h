@@ -51,6 +51,7 @@ struct opts {
 	const char *inject;		/* corrupt | leak: self-tests */
 	unsigned int cycles;		/* more register/unregister cycles */
 	bool mmap_probe;		/* time mmap+munmap in a thread meanwhile */
+	bool print_expected;		/* print the contract's answer, run nothing */
 	bool no_io;
 	bool quiet;
 };

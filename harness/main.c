@@ -28,6 +28,8 @@ static void usage(FILE *f)
 "               [--bs N] [--qd N] [--ios N | --runtime SEC] [--repeat N]\n"
 "               [--cycles N [--mmap-probe]] [--expect CONTRACT] [--csv FILE]\n"
 "               [--no-io] [--quiet]\n"
+"       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
+"               [--expect CONTRACT]\n"
 "       longpin --list | --list-contracts | --help | --version\n"
 "\n"
 "Registers one io_uring fixed buffer of memory TYPE (IORING_REGISTER_BUFFERS,\n"
@@ -53,6 +55,9 @@ static void usage(FILE *f)
 "  --csv FILE      append rows to FILE (- for stdout)\n"
 "  --no-io         register only, no I/O\n"
 "  --quiet         no table on stdout\n"
+"  --print-expected  print the contract's answer for TYPE, one line per\n"
+"                  prefault: CONTRACT TYPE PREFAULT SIZE EXPECTED NOFAULT\n"
+"                  (tab separated; '-' when unknown), and set nothing up\n"
 "  --inject corrupt|leak  self-tests: corrupt the data check's target,\n"
 "                  or keep a second pin past unregistration\n"
 "\n"
@@ -64,7 +69,8 @@ static void usage(FILE *f)
 }
 
 enum { OPT_LIST = 256, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
-       OPT_VERSION, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE };
+       OPT_VERSION, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
+       OPT_PRINT_EXPECTED };
 
 static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, 'm' },
@@ -87,6 +93,7 @@ static const struct option long_opts[] = {
 	{ "inject", required_argument, NULL, OPT_INJECT },
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "list-contracts", no_argument, NULL, OPT_LIST_CONTRACTS },
+	{ "print-expected", no_argument, NULL, OPT_PRINT_EXPECTED },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -121,6 +128,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case 'Q': o->quiet = true; break;
 	case OPT_NO_IO: o->no_io = true; break;
 	case OPT_MMAP_PROBE: o->mmap_probe = true; break;
+	case OPT_PRINT_EXPECTED: o->print_expected = true; break;
 	case OPT_CYCLES:
 		ret = parse_uint("--cycles", arg, 1, 10000000, &v);
 		o->cycles = v;
@@ -455,6 +463,27 @@ static int resolve_contract(const struct opts *o, const struct contract **c)
 	return LP_OK;
 }
 
+/* --print-expected: what the contract says, for other tools (fio rows). */
+static int print_expected(const struct opts *o, const struct contract *c)
+{
+	bool nofault = false;
+	int pf, err = 0;
+
+	for (pf = 0; pf < PF_NR; pf++) {
+		if (!(o->prefaults & (1u << pf)))
+			continue;
+		printf("%s\t%s\t%s\t%zu\t", contract_name(c), o->mem,
+		       prefault_name(pf), o->size);
+		if (!contract_lookup(c, o->mem, pf, o->size, &err, &nofault))
+			printf("-\t-\n");
+		else if (!err)
+			printf("0\t%d\n", nofault);
+		else
+			printf("-%s\t%d\n", errno_name(err), nofault);
+	}
+	return LP_OK;
+}
+
 int main(int argc, char **argv)
 {
 	const struct mem_ops *ops;
@@ -471,6 +500,11 @@ int main(int argc, char **argv)
 		return lp_err(LP_EUSAGE,
 			      "unknown memory type '%s': longpin --list shows the %s",
 			      o.mem, "known ones");
+	if (o.print_expected) {
+		o.quiet = true;
+		ret = resolve_contract(&o, &c);
+		return ret == LP_OK ? print_expected(&o, c) : ret;
+	}
 	ret = mem_check_size(ops, &o);
 	if (ret == LP_OK)
 		ret = memlock_check(&o);

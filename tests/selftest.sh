@@ -111,5 +111,13 @@ cycles)
 	run_longpin --mem anon --size 4M --mmap-probe
 	[ "$rc" = 2 ] && grep -q -- "--mmap-probe runs during --cycles" "$T/out" || fail "--mmap-probe alone"
 	pass "200 cycles balanced, $calls mmap probes timed" ;;
+print-expected)
+	run_longpin --print-expected --mem file-shared --prefault all --size 8M --expect linux-6.5+
+	[ "$rc" = 0 ] || fail "exit $rc"
+	[ "$(grep -c . "$T/out")" = 3 ] || fail "want 3 lines"
+	grep -qP '^linux-6.5\+\tfile-shared\tread\t8388608\t-EFAULT\t1$' "$T/out" || fail "file-shared read line"
+	run_longpin --print-expected --mem mixed --expect linux-6.1
+	grep -qP '^linux-6.1\tmixed\twrite\t16777216\t-EINVAL\t0$' "$T/out" || fail "mixed line"
+	pass "--print-expected prints the contract's rows" ;;
 *)	fail "unknown case $case" ;;
 esac

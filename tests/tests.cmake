@@ -36,7 +36,8 @@ set_tests_properties(badinput/no-hugepages PROPERTIES RESOURCE_LOCK hugepages)
 lp_test(badinput/io-uring-disabled ${LP_TESTS}/badinput.sh io-uring-disabled)
 set_tests_properties(badinput/io-uring-disabled PROPERTIES RUN_SERIAL TRUE)
 
-foreach(case corrupt leak csv cli unchecked expect over-1g sigint cycles)
+foreach(case corrupt leak csv cli unchecked expect over-1g sigint cycles
+    print-expected)
   lp_test(selftest/${case} ${LP_TESTS}/selftest.sh ${case})
 endforeach()
 
