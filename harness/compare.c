@@ -28,7 +28,7 @@
 enum col {
 	C_SOURCE, C_MEMTYPE, C_PREFAULT, C_SIZE, C_OP, C_FS,
 	C_RESULT, C_ERRNO, C_VERDICT,
-	C_REG, C_CYC_MIN, C_CYC_MAX,
+	C_REG, C_CYC_MIN, C_CYC_MED, C_CYC_MAX,
 	C_FIX_MIN, C_FIX_MED, C_FIX_MAX,
 	C_PLN_MIN, C_PLN_MED, C_PLN_MAX,
 	C_RAT_MIN, C_RAT_MED, C_RAT_MAX,
@@ -39,7 +39,8 @@ enum col {
 static const char *const col_name[NCOLS] = {
 	"source", "memtype", "prefault", "size", "op", "fs_type",
 	"result", "errno", "verdict",
-	"reg_ns_per_page", "cycle_reg_ns_min", "cycle_reg_ns_max",
+	"reg_ns_per_page", "cycle_reg_ns_min", "cycle_reg_ns_med",
+	"cycle_reg_ns_max",
 	"fixed_mibs_min", "fixed_mibs_med", "fixed_mibs_max",
 	"plain_mibs_min", "plain_mibs_med", "plain_mibs_max",
 	"ratio_min", "ratio_med", "ratio_max",
@@ -537,18 +538,21 @@ static void set_add(char *buf, size_t n, const char *s)
 }
 
 /*
- * Median of column @med over @rows; min and max over @lo and @hi (and the
- * medians), so that the range covers every repeat of every row.
+ * Median of column @med over @rows (of @pref instead where a row has a
+ * number there: the cycles' median beats one registration); min and max
+ * over @lo and @hi (and the medians), so that the range covers every
+ * repeat of every row.
  */
 static struct range combine(const struct file *f, const size_t *rows,
-			    size_t n, enum col med, int lo, int hi)
+			    size_t n, enum col med, int pref, int lo, int hi)
 {
 	struct range rg = { INFINITY, 0, -INFINITY, false };
 	double *v = xcalloc(n, sizeof(*v)), x;
 	size_t i, nv = 0;
 
 	for (i = 0; i < n; i++) {
-		if (num(get(f, rows[i], med), &x)) {
+		if ((pref >= 0 && num(get(f, rows[i], pref), &x)) ||
+		    num(get(f, rows[i], med), &x)) {
 			v[nv++] = x;
 			rg.min = fmin(rg.min, x);
 			rg.max = fmax(rg.max, x);
@@ -564,6 +568,12 @@ static struct range combine(const struct file *f, const size_t *rows,
 	}
 	free(v);
 	return rg;
+}
+
+/* @c if the file has that column, else -1. */
+static int opt_col(const struct file *f, enum col c)
+{
+	return f->col[c] >= 0 ? (int)c : -1;
 }
 
 static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl)
@@ -582,14 +592,14 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl)
 		set_add(cl->verdict, sizeof(cl->verdict), get(f, rows[r], C_VERDICT));
 	}
 	snprintf(cl->res, sizeof(cl->res), "%s%s", strchr(all, '/') ? "mixed " : "", all);
-	cl->reg = combine(f, rows, n, C_REG, f->col[C_CYC_MIN] >= 0 ? C_CYC_MIN : -1,
-			  f->col[C_CYC_MAX] >= 0 ? C_CYC_MAX : -1);
-	cl->fixed = combine(f, rows, n, C_FIX_MED, C_FIX_MIN, C_FIX_MAX);
-	cl->plain = combine(f, rows, n, C_PLN_MED, C_PLN_MIN, C_PLN_MAX);
-	cl->ratio = combine(f, rows, n, C_RAT_MED, C_RAT_MIN, C_RAT_MAX);
-	cl->probe_calls = combine(f, rows, n, C_PROBE_CALLS, -1, -1);
-	cl->probe_p999 = combine(f, rows, n, C_PROBE_P999, -1, -1);
-	cl->probe_max = combine(f, rows, n, C_PROBE_MAX, -1, -1);
+	cl->reg = combine(f, rows, n, C_REG, opt_col(f, C_CYC_MED),
+			  opt_col(f, C_CYC_MIN), opt_col(f, C_CYC_MAX));
+	cl->fixed = combine(f, rows, n, C_FIX_MED, -1, C_FIX_MIN, C_FIX_MAX);
+	cl->plain = combine(f, rows, n, C_PLN_MED, -1, C_PLN_MIN, C_PLN_MAX);
+	cl->ratio = combine(f, rows, n, C_RAT_MED, -1, C_RAT_MIN, C_RAT_MAX);
+	cl->probe_calls = combine(f, rows, n, C_PROBE_CALLS, -1, -1, -1);
+	cl->probe_p999 = combine(f, rows, n, C_PROBE_P999, -1, -1, -1);
+	cl->probe_max = combine(f, rows, n, C_PROBE_MAX, -1, -1, -1);
 	if (cl->probe_max.ok)
 		c->have_probe = true;
 	free(rows);
