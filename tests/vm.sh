@@ -1,0 +1,109 @@
+#!/bin/bash
+# vm.sh CASE KERNEL: boot KERNEL with vm/longpin-vm and check longpin there.
+# Label "vm": slow (a QEMU boot each, TCG). Skips when QEMU is missing.
+. "$(dirname "$0")/lib.sh"
+case=$1 kernel=$2
+repo=$(cd "$(dirname "$0")/.." && pwd)
+vm=$repo/vm/longpin-vm
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
+export LONGPIN_BIN=$LONGPIN
+
+# the contract each kernel must be judged by
+case $kernel in
+stock|debian-6.1) contract=linux-6.1 ;;
+patched) contract=longpin ;;
+debian-6.12) contract=linux-6.5+ ;;
+*) fail "unknown kernel $kernel" ;;
+esac
+
+# guest KERNEL CMD...: run CMD in the guest, output in $T/out, status in $rc
+guest() {
+	rc=0
+	"$vm" run --kernel "$kernel" --timeout 900 --out "$T/res" \
+		--add "$repo/harness:/opt/longpin" -- "$@" >"$T/out" 2>&1 || rc=$?
+	cat "$T/out"
+}
+# csv_rows FILE: "memtype prefault fs result verdict" per row
+csv_rows() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		{ print $h["memtype"], $h["prefault"], $h["fs_type"], $h["errno"], $h["verdict"], $h["contract"] }' "$1"
+}
+
+case $case in
+fsdax)
+	# ndctl shows an fsdax and a devdax namespace; both DAX mounts are
+	# DAX (longpin refuses fsdax-* otherwise); fsdax-shared -EOPNOTSUPP on
+	# every kernel; devdax as the kernel's contract says.
+	guest sh -c 'ndctl list -N; for d in $LONGPIN_DAX_EXT4 $LONGPIN_DAX_XFS; do
+		longpin --mem fsdax-shared --dir $d --size 8M --prefault all --no-io --csv /results/r.csv || exit $?; done
+		longpin --mem devdax --dev $LONGPIN_DEVDAX --size 8M --prefault all --csv /results/r.csv'
+	[ "$rc" = 0 ] || fail "guest exit status $rc"
+	grep -q '"mode":"fsdax"' "$T/out" || fail "no fsdax namespace in ndctl list -N"
+	grep -q '"mode":"devdax"' "$T/out" || fail "no devdax namespace in ndctl list -N"
+	grep -q "boot to first result: " "$T/out" || fail "no boot-to-first-result time"
+	rows=$(csv_rows "$T/res/r.csv")
+	echo "$rows"
+	for fs in ext4 xfs; do
+		[ "$(echo "$rows" | grep -c "^fsdax-shared [a-z]* $fs EOPNOTSUPP pass $contract$")" = 3 ] ||
+			fail "fsdax-shared on $fs: want -EOPNOTSUPP, pass, for 3 prefaults"
+	done
+	case $contract in
+	linux-6.1) want=EOPNOTSUPP ;;
+	*) want=- ;;
+	esac
+	[ "$(echo "$rows" | grep -c "^devdax [a-z]* devdax $want pass $contract$")" = 3 ] ||
+		fail "devdax: want errno $want, verdict pass against $contract"
+	pass "$kernel: fsdax+devdax namespaces, ext4/xfs DAX, fsdax-shared -EOPNOTSUPP, devdax $want ($contract); $(grep -o 'boot to first result: [0-9.]* s' "$T/out")" ;;
+matrix)
+	# every memory type and prefault (file and DAX types on ext4 and xfs)
+	# against the kernel's own contract
+	guest sh /opt/longpin/guest-matrix.sh /results/m.csv
+	rows=$(csv_rows "$T/res/m.csv")
+	n=$(echo "$rows" | grep -c .)
+	[ "$(echo "$rows" | awk '{print $6}' | sort -u)" = "$contract" ] || fail "rows not judged by $contract"
+	bad=$(echo "$rows" | grep -v ' pass ')
+	[ -z "$bad" ] || fail "verdicts not pass: $bad"
+	[ "$rc" = 0 ] || fail "guest exit status $rc"
+	grep -q "# SKIP" "$T/out" && fail "a memory type was skipped in the guest"
+	[ "$n" = 63 ] || fail "$n rows, want 63 (17 types x 3 + 4 on xfs x 3)"
+	pass "$kernel: $n rows, all pass against $contract" ;;
+counters)
+	# the patched kernel's counters prove the path: written anon is served
+	# by GUP-fast only; refusals are counted by reason
+	guest sh -c 'longpin --mem anon --size 64M --prefault write --no-io --csv /results/c.csv &&
+		longpin --mem file-shared --dir $LONGPIN_EXT4 --size 8M --prefault all --no-io --csv /results/c.csv &&
+		longpin --mem fsdax-shared --dir $LONGPIN_DAX_EXT4 --size 8M --no-io --csv /results/c.csv &&
+		longpin --mem anon --size 8M --prefault none --no-io --csv /results/c.csv'
+	[ "$rc" = 0 ] || fail "guest exit status $rc"
+	f=$T/res/c.csv
+	[ "$(csv_get "$f" 1 gup_fast_pages)" = 16384 ] || fail "anon 64M write: gup_fast_pages $(csv_get "$f" 1 gup_fast_pages), want 16384"
+	[ "$(csv_get "$f" 1 gup_slow_pages)" = 0 ] || fail "anon 64M write: gup_slow_pages $(csv_get "$f" 1 gup_slow_pages), want 0"
+	for r in 2 3 4; do
+		[ "$(csv_get "$f" $r refused_file)" -ge 1 ] || fail "file-shared row $r: refused_file not counted"
+		[ "$(csv_get "$f" $r gup_fast_pages)" = 0 ] || fail "file-shared row $r: pages pinned by GUP-fast"
+	done
+	[ "$(csv_get "$f" 5 refused_fsdax)" -ge 1 ] || fail "fsdax-shared: refused_fsdax not counted"
+	[ "$(csv_get "$f" 6 gup_slow_pages)" = 2048 ] || fail "anon 8M none: gup_slow_pages $(csv_get "$f" 6 gup_slow_pages), want 2048 (faulted by the slow path)"
+	pass "patched: 64 MiB written anon: 16384 pages by GUP-fast, 0 slow; refusals counted; untouched anon served by the slow path" ;;
+nofault)
+	# on stock, a refused file-shared registration faults every page: the
+	# longpin contract's "nofault" catches it (this is what patch 1 fixes)
+	guest longpin --mem file-shared --dir /mnt/ext4 --size 8M --prefault none --no-io --expect longpin --csv /results/n.csv
+	[ "$rc" = 1 ] || fail "guest exit status $rc, want 1"
+	grep -q "the attempt faulted pages: resident 0 -> 2048" "$T/out" || fail "no 'faulted pages' note"
+	pass "$kernel: a refused file-shared registration faulted 2048 pages, and longpin says so" ;;
+gup-test)
+	# 6.1's own GUP selftest, built from the same tree, as run_vmtests.sh runs it
+	src=${LONGPIN_CACHE:-$HOME/.cache/longpin}/trees/stock/src
+	[ -f "$src/tools/testing/selftests/vm/gup_test.c" ] || skip "no kernel tree at $src (vm/longpin-vm build first)"
+	gcc -O2 -I "$src" -I "$src/tools/testing/selftests/vm" -o "$T/gup_test" \
+		"$src/tools/testing/selftests/vm/gup_test.c" -lpthread || fail "gup_test does not build"
+	rc=0
+	"$vm" run --kernel "$kernel" --timeout 900 --add "$T/gup_test:/usr/bin/gup_test" -- sh -c \
+		'set -e; for a in "-u" "-a" "-L" "-ct -F 0x1 0 19 0x1000"; do echo "# gup_test $a"; gup_test $a; done' \
+		>"$T/out" 2>&1 || rc=$?
+	cat "$T/out"
+	[ "$rc" = 0 ] || fail "gup_test failed (exit $rc)"
+	pass "$kernel: gup_test -u, -a, -L, -ct -F 0x1 0 19 0x1000 pass" ;;
+*) fail "unknown case $case" ;;
+esac
