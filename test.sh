@@ -8,5 +8,11 @@ cd "$(dirname "$0")"
 need_packages "${HARNESS_PACKAGES[@]}"
 cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
+# The vm tests need the stock and patched kernels: build them first (cached
+# after the first time; it also installs QEMU and the build dependencies).
+case " $* " in
+*" -L host "*|*" -LE vm "*) ;;
+*) vm/longpin-vm build --kernel all ;;
+esac
 cd build
 exec ctest --output-on-failure -j2 "$@"

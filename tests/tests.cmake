@@ -41,4 +41,28 @@ foreach(case corrupt leak csv cli unchecked expect over-1g sigint cycles
   lp_test(selftest/${case} ${LP_TESTS}/selftest.sh ${case})
 endforeach()
 
+# VM tests: boot kernels in QEMU (TCG). ./test.sh builds the kernels first;
+# a test that finds one missing builds it (under the cache's lock).
+set(LP_VM ${CMAKE_SOURCE_DIR}/vm/tests)
+function(lp_vm_test name)
+  add_test(NAME ${name} COMMAND bash ${ARGN})
+  set_tests_properties(${name} PROPERTIES
+    SKIP_RETURN_CODE 77 TIMEOUT 1800 LABELS vm
+    ENVIRONMENT "LONGPIN=$<TARGET_FILE:longpin>;LONGPIN_BIN=$<TARGET_FILE:longpin>")
+endfunction()
+
+foreach(k stock patched debian-6.1 debian-6.12)
+  lp_vm_test(vm/${k}/boot-ndctl ${LP_VM}/boot-ndctl.sh ${k})
+  lp_vm_test(vm/${k}/fsdax ${LP_TESTS}/vm.sh fsdax ${k})
+  lp_vm_test(vm/${k}/matrix ${LP_TESTS}/vm.sh matrix ${k})
+endforeach()
+lp_vm_test(vm/patched/counters ${LP_TESTS}/vm.sh counters patched)
+lp_vm_test(vm/patched/gup-test ${LP_TESTS}/vm.sh gup-test patched)
+lp_vm_test(vm/stock/nofault ${LP_TESTS}/vm.sh nofault stock)
+foreach(t exit-status timeout signal warn-scan usage patch-fail cache)
+  lp_vm_test(vm/tool/${t} ${LP_VM}/${t}.sh)
+endforeach()
+# cache.sh and patch-fail.sh rebuild kernels: not beside the other builds
+set_tests_properties(vm/tool/cache vm/tool/patch-fail PROPERTIES RUN_SERIAL TRUE)
+
 include(${CMAKE_SOURCE_DIR}/tests/compare.cmake OPTIONAL)

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Bad input gives a one-line error naming the cause and exit status 2.
+. "$(dirname "$0")/lib.sh"
+check() { # expected-regex args...
+	local re=$1 rc
+	shift
+	"$LPVM" "$@" >"$TT/out" 2>"$TT/err"
+	rc=$?
+	((rc == 2)) || fail "'longpin-vm $*' exited $rc, expected 2"
+	[[ $(wc -l <"$TT/err") -eq 1 ]] || fail "'longpin-vm $*' printed more than one line: $(cat "$TT/err")"
+	grep -qE -- "$re" "$TT/err" || fail "'longpin-vm $*' message does not match /$re/: $(cat "$TT/err")"
+}
+check "no verb"
+check "unknown verb 'frobnicate'" frobnicate
+check "unknown kernel 'nope'" run --kernel nope -- true
+check "unknown kernel 'nope'" build --kernel nope
+check "no command; put it after '--'" run --kernel stock
+check "unexpected 'true'" run --kernel stock true
+check "--kernel is missing" run -- true
+check "--timeout 'x'" run --kernel stock --timeout x -- true
+check "does not exist" run --kernel stock --add /nonexistent/x:/x -- true
+pass "bad input rejected with exit status 2"
