@@ -99,6 +99,7 @@ gup-test)
 	gcc -O2 -I "$src" -I "$src/tools/testing/selftests/vm" -o "$T/gup_test" \
 		"$src/tools/testing/selftests/vm/gup_test.c" -lpthread || fail "gup_test does not build"
 	rc=0
+	LONGPIN_DMESG_ALLOW='page dumped because: gup_test: dump_pages\(\) test' \
 	"$vm" run --kernel "$kernel" --timeout 900 --add "$T/gup_test:/usr/bin/gup_test" -- sh -c \
 		'set -e; for a in "-u" "-a" "-L" "-ct -F 0x1 0 19 0x1000"; do echo "# gup_test $a"; gup_test $a; done' \
 		>"$T/out" 2>&1 || rc=$?
