@@ -106,5 +106,15 @@ gup-test)
 	cat "$T/out"
 	[ "$rc" = 0 ] || fail "gup_test failed (exit $rc)"
 	pass "$kernel: gup_test -u, -a, -L, -ct -F 0x1 0 19 0x1000 pass" ;;
+devdax-bad)
+	# size and alignment of a real device-dax device, as the host cannot
+	guest sh -c 'longpin --mem devdax --dev $LONGPIN_DEVDAX --size 64G; echo "rc=$?";
+		longpin --mem devdax --dev $LONGPIN_DEVDAX --size 1028K; echo "rc=$?"'
+	[ "$(grep -c '^rc=2$' "$T/out")" = 2 ] || fail "want exit status 2 twice"
+	grep -Eq "^longpin: --dev /dev/dax[0-9.]+ has [0-9]+ bytes, --size asks 68719476736: give --size [0-9]+M or less$" "$T/out" ||
+		fail "no one-line message for a size above the device's"
+	grep -Eq "^longpin: --size 1052672 is not a multiple of /dev/dax[0-9.]+'s alignment 2097152: use a multiple of 2048K$" "$T/out" ||
+		fail "no one-line message for a misaligned size"
+	pass "$kernel: devdax size and alignment errors: exit 2 with their messages" ;;
 *) fail "unknown case $case" ;;
 esac
