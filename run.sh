@@ -1,52 +1,111 @@
 #!/bin/bash
-# The main job: the whole matrix of memory types and prefaults on the
-# selected kernels, one CSV per kernel in results/<run-id>/.
-#   ./run.sh [--kernels host] [--out DIR]
-set -euo pipefail
+# The main job: the whole matrix (harness, benchmarks, fio jobs) on each
+# selected kernel, one CSV per kernel in results/<run-id>/, and their
+# comparison (report.md, plots/). See README.md.
+#   ./run.sh [--kernels stock,patched,debian-6.1,debian-6.12,host] [--out DIR] [--no-fio]
+set -uo pipefail
 cd "$(dirname "$0")"
+repo=$PWD
 . scripts/deps.sh
 
-kernels=host
+kernels=stock,patched
 out=
+nofio=0
+usage() { sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernels) kernels=${2:?--kernels needs a list}; shift 2 ;;
+	--kernels) kernels=${2:?--kernels needs a comma-separated list}; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
-	-h|--help) sed -n '2,4p' "$0"; exit 0 ;;
-	*) echo "longpin: unknown argument '$1': see ./run.sh --help" >&2; exit 2 ;;
+	--no-fio) nofio=1; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "run.sh: unknown argument '$1': see ./run.sh --help" >&2; exit 2 ;;
 	esac
 done
-need_packages "${HARNESS_PACKAGES[@]}"
-cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null
-cmake --build build -j"$(nproc)" >/dev/null
-run_id=$(date -u +%Y%m%d-%H%M%S)
-out=${out:-results/$run_id}
-mkdir -p "$out"
+IFS=, read -ra list <<<"$kernels"
+for k in "${list[@]}"; do
+	case $k in
+	stock|patched|debian-6.1|debian-6.12|host) ;;
+	*) echo "run.sh: unknown kernel '$k': give stock, patched, debian-6.1, debian-6.12 or host" >&2; exit 2 ;;
+	esac
+done
+
 start=$(date +%s)
 stage() { echo "[$(date +%T) +$(( $(date +%s) - start ))s] $*"; }
+need_packages "${HARNESS_PACKAGES[@]}"
+stage "build: longpin and longpin-compare"
+cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null && cmake --build build -j"$(nproc)" >/dev/null ||
+	{ echo "run.sh: the harness does not build: run cmake --build build to see why" >&2; exit 2; }
 
+run_id=$(date -u +%Y%m%d-%H%M%S)
+out=${out:-results/$run_id}
+mkdir -p "$out/bench" "$out/raw"
+work=$(mktemp -d "${TMPDIR:-/tmp}/longpin-run.XXXXXX")
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+trap 'echo; stage "interrupted: rows written so far are in $out"; exit 130' INT TERM
+
+# host: the harness and benchmarks on this machine's own kernel, no VM
 run_host() {
-	local dir
-	dir=$(mktemp -d "$PWD/build/files.XXXXXX")
-	LONGPIN=build/longpin LONGPIN_FILE_DIR=$dir sh harness/matrix.sh "$out/host.csv"
-	local rc=$?
-	rmdir "$dir"
+	local dir rc=0
+	dir=$(mktemp -d "$repo/build/files.XXXXXX")
+	LONGPIN=build/longpin LONGPIN_FILE_DIR=$dir LONGPIN_ARGS="--cycles 3" \
+		sh harness/matrix.sh "$out/host.csv" || rc=1
+	LONGPIN=build/longpin LONGPIN_FILE_DIR=$dir sh harness/bench.sh "$out/bench/host.csv" || rc=1
+	rm -rf "$dir"
 	return $rc
 }
 
-failed=0
-IFS=, read -ra list <<<"$kernels"
+# a VM kernel: boot it once, run harness/guest-run.sh, bring the CSVs back
+run_vm() {
+	local k=$1 res=$work/$k rc=0 adds=(--add "$repo/harness:/opt/longpin")
+	[ $nofio = 0 ] && [ -f fio-jobs/run-fio.sh ] && adds+=(--add "$repo/fio-jobs:/opt/fio-jobs")
+	LONGPIN_BIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --timeout 3600 \
+		--out "$res" "${adds[@]}" -- sh /opt/longpin/guest-run.sh || rc=$?
+	[ -f "$res/matrix.csv" ] && cp "$res/matrix.csv" "$out/$k.csv"
+	[ -f "$res/bench.csv" ] && cp "$res/bench.csv" "$out/bench/$k.csv"
+	if [ -d "$res/fio" ]; then
+		cp -r "$res/fio" "$out/raw/fio-$k"
+		[ -f fio-jobs/fio2csv.sh ] && sh fio-jobs/fio2csv.sh "$res/fio" "$out/$k.csv" || rc=1
+	fi
+	[ -f "$out/$k.csv" ] || { echo "run.sh: kernel $k produced no results (exit $rc)" >&2; return 1; }
+	return $rc
+}
+
+failed=()
+i=0
 for k in "${list[@]}"; do
-	stage "kernel $k: matrix -> $out/$k.csv"
-	case $k in
-	host) run_host || failed=1 ;;
-	*) echo "longpin: unknown kernel '$k': give host" >&2; exit 2 ;;
-	esac
+	i=$((i + 1))
+	stage "kernel $i/${#list[@]}: $k (then: ${list[*]:i})"
+	if [ "$k" = host ]; then run_host; else run_vm "$k"; fi
+	rc=$?
+	[ $rc = 0 ] || { failed+=("$k (exit $rc)"); stage "kernel $k: FAILED (exit $rc), going on with the others"; }
+done
+
+csvs=() bcsvs=()
+for k in "${list[@]}"; do
+	[ -f "$out/$k.csv" ] && csvs+=("$out/$k.csv")
+	[ -f "$out/bench/$k.csv" ] && bcsvs+=("$out/bench/$k.csv")
 done
 {
-	echo "command: ./run.sh --kernels $kernels"
+	echo "command: ./run.sh --kernels $kernels${out:+ --out $out}"
 	echo "date: $(date -u +%FT%TZ)"
-	echo "host kernel: $(uname -r)"
+	echo "host: $(uname -r), $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)" GiB"}' /proc/meminfo)"
+	for c in "${csvs[@]}"; do
+		echo "kernel $(basename "$c" .csv): $(awk -F, 'NR == 2 {print $4; exit}' "$c")"
+	done
+	vm/longpin-vm kernels 2>/dev/null | grep -E '^(stock|patched|debian)'
+	echo "kernel-patches/series: $(grep -vc '^#' kernel-patches/series 2>/dev/null) patches"
+	echo "failed: ${failed[*]:-none}"
 } >"$out/RUN.txt"
-stage "done: $out"
-exit $failed
+if [ ${#csvs[@]} -ge 2 ]; then
+	stage "compare: $out/report.md, $out/plots/"
+	build/longpin-compare --report "$out/report.md" --plots "$out/plots" "${csvs[@]}" ||
+		failed+=("compare")
+fi
+if [ ${#bcsvs[@]} -ge 2 ]; then
+	build/longpin-compare --report "$out/bench/report.md" --plots "$out/bench/plots" "${bcsvs[@]}" \
+		>"$out/bench/compare.txt" || failed+=("bench compare")
+	stage "benchmarks: $out/bench/report.md"
+fi
+stage "done: $out (failed: ${failed[*]:-none})"
+[ ${#failed[@]} = 0 ]

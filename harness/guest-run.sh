@@ -1,0 +1,16 @@
+#!/bin/sh
+# guest-run.sh: what the main job (./run.sh) runs inside one kernel, in a
+# vm/longpin-vm guest: the matrix, the registration benchmarks and, when
+# present, the fio jobs. Results in /results (matrix.csv, bench.csv, fio/).
+set -u
+here=$(dirname "$0")
+bad=0
+echo "# matrix"
+LONGPIN_ARGS=${LONGPIN_ARGS:---cycles 3} sh "$here/guest-matrix.sh" /results/matrix.csv || bad=1
+echo "# benchmarks"
+LONGPIN_FILE_DIR=$LONGPIN_EXT4 TMPDIR=$LONGPIN_EXT4 sh "$here/bench.sh" /results/bench.csv || bad=1
+if [ -f /opt/fio-jobs/run-fio.sh ] && [ "${LONGPIN_NO_FIO:-0}" = 0 ]; then
+	echo "# fio"
+	sh /opt/fio-jobs/run-fio.sh /results/fio || bad=1
+fi
+exit $bad
