@@ -65,7 +65,7 @@ run_vm() {
 	[ -f "$res/bench.csv" ] && cp "$res/bench.csv" "$out/bench/$k.csv"
 	if [ -d "$res/fio" ]; then
 		cp -r "$res/fio" "$out/raw/fio-$k"
-		[ -f fio-jobs/fio2csv.sh ] && sh fio-jobs/fio2csv.sh "$res/fio" "$out/$k.csv" || rc=1
+		bash fio-jobs/fio2csv.sh "$res/fio" "$out/$k.csv" || rc=1
 	fi
 	[ -f "$out/$k.csv" ] || { echo "run.sh: kernel $k produced no results (exit $rc)" >&2; return 1; }
 	return $rc

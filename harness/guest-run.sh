@@ -11,6 +11,6 @@ echo "# benchmarks"
 LONGPIN_FILE_DIR=$LONGPIN_EXT4 TMPDIR=$LONGPIN_EXT4 sh "$here/bench.sh" /results/bench.csv || bad=1
 if [ -f /opt/fio-jobs/run-fio.sh ] && [ "${LONGPIN_NO_FIO:-0}" = 0 ]; then
 	echo "# fio"
-	sh /opt/fio-jobs/run-fio.sh /results/fio || bad=1
+	FIO_OUT=/results/fio sh /opt/fio-jobs/run-fio.sh || bad=1
 fi
 exit $bad

@@ -17,4 +17,4 @@ need_packages() {
 }
 
 # The harness and its tests.
-HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev util-linux gnuplot-nox)
+HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev util-linux gnuplot-nox jq fio)

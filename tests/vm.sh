@@ -11,7 +11,7 @@ export LONGPIN_BIN=$LONGPIN
 # the contract each kernel must be judged by
 case $kernel in
 stock|debian-6.1) contract=linux-6.1 ;;
-patched) contract=longpin ;;
+patched|patched-debug) contract=longpin ;;
 debian-6.12) contract=linux-6.5+ ;;
 *) fail "unknown kernel $kernel" ;;
 esac

@@ -1,0 +1,241 @@
+#!/bin/bash
+# fio.sh CASE: the fio jobs (fio-jobs/): the host-side converter
+# fio2csv.sh on the captured outputs of tests/data/fio/stock/ and
+# debian-6.12/ (run-fio.sh in those guests, JSON trimmed with jq to the
+# fields the converter reads: jobname, error, bw/iops/ios, 3 clat
+# percentiles, cpu), the
+# job files and the memory type mapping; CASE vm-stock runs the jobs in
+# the stock guest.
+. "$(dirname "$0")/lib.sh"
+ROOT=${LONGPIN_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+J=$ROOT/fio-jobs
+D=$ROOT/tests/data/fio/stock
+case=${1:-}
+
+command -v jq >/dev/null || skip "no jq (apt-get install -y jq)"
+
+# conv ARGS...: fio2csv.sh, stdout in $T/out, stderr in $T/err, status in $rc
+conv() {
+	echo "+ fio2csv.sh $*"
+	rc=0
+	"$J/fio2csv.sh" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	cat "$T/err"
+}
+# row CSV PAIR: the row whose note names the fio pair PAIR
+row() { grep -F ",fio $2 mem=" "$1"; }
+# col CSV PAIR COLUMN: COLUMN of that row
+col() {
+	awk -F, -v p=",fio $2 mem=" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		index($0, p) { print (k ? $k : "NO-COLUMN-" c) }' "$1"
+}
+want() { # CSV PAIR COLUMN VALUE
+	local v; v=$(col "$1" "$2" "$3")
+	[ "$v" = "$4" ] || fail "$2: $3 is '$v', want '$4'"
+}
+is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+# bad DIR MESSAGE: exit 2, one line on stderr containing MESSAGE, no row
+bad() {
+	conv "$1" "$T/bad.csv"
+	[ "$rc" = 2 ] || fail "exit status $rc, expected 2"
+	[ "$(wc -l <"$T/err")" = 1 ] || fail "want one line on stderr"
+	grep -qF -- "fio2csv.sh: $2" "$T/err" || fail "no 'fio2csv.sh: $2' on stderr"
+	[ ! -s "$T/bad.csv" ] || [ "$(wc -l <"$T/bad.csv")" -le 1 ] || fail "rows written despite the error"
+}
+copy() { cp -r "$D" "$T/raw"; }
+
+case $case in
+header)
+	h=$("$LONGPIN" --mem anon --size 4K --no-io --quiet --csv - 2>/dev/null | head -n 1)
+	[ -n "$h" ] || skip "longpin wrote no CSV here (io_uring unavailable?)"
+	conv "$D" "$T/o.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ "$(head -n 1 "$T/o.csv")" = "$h" ] || fail "header differs from longpin's: $(head -n 1 "$T/o.csv")"
+	pass "the header is longpin's schema 1 header" ;;
+convert)
+	conv "$D" "$T/o.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ "$(wc -l <"$T/o.csv")" = 27 ] || fail "$(wc -l <"$T/o.csv") lines, want header + 26"
+	n=$(awk -F, '{ print NF }' "$T/o.csv" | sort -u)
+	[ "$n" = 63 ] || fail "field counts: $n"
+	! awk -F, 'NR > 1 && $16 != "pass"' "$T/o.csv" | grep -q . || fail "a verdict is not pass on stock"
+	p=mmapshared-daxext4-nullb
+	want "$T/o.csv" $p source fio
+	want "$T/o.csv" $p memtype fsdax-shared
+	want "$T/o.csv" $p fs_type ext4
+	want "$T/o.csv" $p dax 1
+	want "$T/o.csv" $p prefault none
+	want "$T/o.csv" $p result -95
+	want "$T/o.csv" $p errno EOPNOTSUPP
+	want "$T/o.csv" $p expected -EOPNOTSUPP
+	want "$T/o.csv" $p verdict pass
+	want "$T/o.csv" $p contract linux-6.1
+	want "$T/o.csv" $p fixed_mibs_med -
+	want "$T/o.csv" $p ratio_med -
+	is_num "$(col "$T/o.csv" $p plain_mibs_med)" || fail "$p: no plain MiB/s for the refused pair"
+	p=malloc-nullb
+	want "$T/o.csv" $p memtype anon
+	want "$T/o.csv" $p op randread-nullb
+	want "$T/o.csv" $p size 32768
+	want "$T/o.csv" $p bs 4096
+	want "$T/o.csv" $p qd 8
+	want "$T/o.csv" $p repeat 3
+	want "$T/o.csv" $p direct 1
+	want "$T/o.csv" $p target /dev/nullb0
+	for c in fixed_mibs_min fixed_mibs_med fixed_mibs_max fixed_iops plain_mibs_med plain_iops \
+		ratio_min ratio_med ratio_max clat_p50_us clat_p99_us clat_p999_us cpu_usr cpu_sys ios; do
+		is_num "$(col "$T/o.csv" $p $c)" || fail "$p: $c is '$(col "$T/o.csv" $p $c)'"
+	done
+	# ratio = fixed/plain per repeat: check the median from the JSON
+	r=$(for i in 1 2 3; do jq -r '[.jobs[] | select(.jobname | startswith("malloc-nullb-")) | .read.bw_bytes] | .[0] / .[1]' "$D/run.$i.json"; done |
+		sort -g | sed -n 2p)
+	[ "$(printf '%.3f' "$r")" = "$(col "$T/o.csv" $p ratio_med)" ] || fail "ratio_med $(col "$T/o.csv" $p ratio_med), JSON says $r"
+	want "$T/o.csv" shm-nullb memtype sysv-shm
+	want "$T/o.csv" shm-nullb result -95
+	want "$T/o.csv" shmhuge-nullb memtype sysv-shm-huge
+	want "$T/o.csv" mmaphuge-nullb memtype memfd-hugetlb
+	want "$T/o.csv" mmap-tmpfs-nullb memtype tmpfs-private
+	want "$T/o.csv" mmapshared-xfs-nullb memtype file-shared
+	want "$T/o.csv" mmap-daxext4-nullb-write prefault write
+	want "$T/o.csv" mmap-daxext4-nullb-write op randwrite-nullb
+	want "$T/o.csv" malloc-pmem op randread-pmem
+	pass "26 rows, 63 columns; fsdax-shared -EOPNOTSUPP pass, malloc ratio x$(col "$T/o.csv" malloc-nullb ratio_med)" ;;
+convert-6.12)
+	# the same jobs on Debian's 6.12: page-cache policy moved into GUP
+	conv "$ROOT/tests/data/fio/debian-6.12" "$T/o.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ "$(wc -l <"$T/o.csv")" = 27 ] || fail "$(wc -l <"$T/o.csv") lines, want header + 26"
+	! awk -F, 'NR > 1 && $16 != "pass"' "$T/o.csv" | grep -q . || fail "a verdict is not pass on 6.12"
+	want "$T/o.csv" malloc-nullb contract linux-6.5+
+	want "$T/o.csv" shm-nullb result 0
+	want "$T/o.csv" mmap-ext4-nullb result 0
+	want "$T/o.csv" mmapshared-ext4-nullb result -14
+	want "$T/o.csv" mmapshared-ext4-nullb errno EFAULT
+	want "$T/o.csv" mmapshared-ext4-nullb expected -EFAULT
+	want "$T/o.csv" mmap-daxext4-nullb result -95
+	want "$T/o.csv" mmap-daxext4-nullb-write prefault write
+	want "$T/o.csv" mmap-daxext4-nullb-write result 0
+	want "$T/o.csv" mmap-daxext4-nullb-write verdict pass
+	is_num "$(col "$T/o.csv" mmap-daxext4-nullb-write ratio_med)" || fail "no ratio for the registered fsdax-private write"
+	pass "6.12: file-shared -EFAULT, fsdax-private none -EOPNOTSUPP / write 0, all pass" ;;
+append)
+	conv "$D" "$T/o.csv" && conv "$D" "$T/o.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ "$(grep -c '^schema,' "$T/o.csv")" = 1 ] || fail "header not written exactly once"
+	[ "$(wc -l <"$T/o.csv")" = 53 ] || fail "$(wc -l <"$T/o.csv") lines, want 53"
+	pass "appending twice: one header, 52 rows" ;;
+error-text)
+	# a refused registration may print fio's error before the JSON
+	copy
+	{ echo "fio: pid=123, err=95/file:engines/io_uring.c:1202, func=io_queue_init, error=Operation not supported"
+	  cat "$D/run.1.json"; } >"$T/raw/run.1.json"
+	conv "$T/raw" "$T/a.csv"; [ "$rc" = 0 ] || fail "exit status $rc"
+	conv "$D" "$T/b.csv"; [ "$rc" = 0 ] || fail "exit status $rc"
+	cmp -s "$T/a.csv" "$T/b.csv" || fail "rows differ with the error text"
+	pass "error text before the JSON is skipped" ;;
+verdicts)
+	copy
+	# a contract that expected a refusal of malloc, and none for shm
+	awk -F'\t' -v OFS='\t' '$2 == "malloc-nullb" { $14 = "-EOPNOTSUPP" } $2 == "shm-nullb" { $14 = "-" } 1' \
+		"$D/meta.tsv" >"$T/raw/meta.tsv"
+	conv "$T/raw" "$T/o.csv"; [ "$rc" = 0 ] || fail "exit status $rc"
+	want "$T/o.csv" malloc-nullb verdict fail
+	want "$T/o.csv" shm-nullb verdict unchecked
+	want "$T/o.csv" shmhuge-nullb verdict pass
+	pass "fail and unchecked verdicts" ;;
+bad-usage)
+	conv "$D"; [ "$rc" = 2 ] || fail "exit status $rc"
+	grep -qF "fio2csv.sh: usage: " "$T/err" || fail "no usage line"
+	pass "one argument: usage, exit 2" ;;
+bad-nodir) bad "$T/none" "$T/none: no such directory"; pass "missing directory" ;;
+bad-nometa) mkdir "$T/raw"; bad "$T/raw" "$T/raw/meta.tsv: missing"; pass "no meta.tsv" ;;
+bad-header)
+	copy; sed -i 1d "$T/raw/meta.tsv"
+	bad "$T/raw" "$T/raw/meta.tsv:1: not a run-fio.sh meta.tsv header"; pass "bad meta header" ;;
+bad-fields)
+	copy; sed -i '3s/\t[^\t]*$//' "$T/raw/meta.tsv"
+	bad "$T/raw" "$T/raw/meta.tsv:3: 16 fields, want 17"; pass "short meta line" ;;
+bad-norun)
+	copy; rm "$T/raw/run.3.json"
+	bad "$T/raw" "$T/raw/run.3.json: missing (meta.tsv says 3 repeats)"; pass "missing repeat" ;;
+bad-json)
+	copy; echo "fio: job startup failed" >"$T/raw/run.2.json"
+	bad "$T/raw" "$T/raw/run.2.json: no fio JSON object in it"; pass "not JSON" ;;
+bad-job)
+	copy; jq 'del(.jobs[] | select(.jobname == "shm-nullb-plain"))' "$D/run.1.json" >"$T/raw/run.1.json"
+	bad "$T/raw" "$T/raw/run.1.json: no job shm-nullb-plain"; pass "a job missing" ;;
+bad-csv)
+	echo "a,b,c" >"$T/bad.csv"
+	conv "$D" "$T/bad.csv"
+	[ "$rc" = 2 ] || fail "exit status $rc"
+	grep -qF "fio2csv.sh: $T/bad.csv:1: not a longpin schema 1 CSV header" "$T/err" || fail "message"
+	[ "$(cat "$T/bad.csv")" = "a,b,c" ] || fail "the CSV was changed"
+	pass "appending to a non-longpin CSV is refused" ;;
+memtype)
+	. "$J/memtype.sh"
+	while read -r mem fs dax exp; do
+		got=$(fio_memtype "$mem" "$fs" "$dax")
+		[ "$got" = "$exp" ] || fail "mem=$mem on $fs dax=$dax: $got, want $exp"
+	done <<-'EOT'
+	malloc - -1 anon
+	mmap - -1 anon
+	mmapshared - -1 anon
+	shm sysv -1 sysv-shm
+	shmhuge sysv -1 sysv-shm-huge
+	mmaphuge - -1 hugetlb
+	mmaphuge:/mnt/huge/f hugetlbfs 0 memfd-hugetlb
+	mmap:/mnt/ext4/f ext4 0 file-private
+	mmapshared:/mnt/xfs/f xfs 0 file-shared
+	mmap:/mnt/tmpfs/f tmpfs 0 tmpfs-private
+	mmapshared:/mnt/tmpfs/f tmpfs 0 tmpfs-shared
+	mmap:/mnt/dax-ext4/f ext4 1 fsdax-private
+	mmapshared:/mnt/dax-xfs/f xfs 1 fsdax-shared
+	EOT
+	[ "$(fio_prefault randread)" = none ] && [ "$(fio_prefault randwrite)" = write ] || fail "prefault"
+	pass "fio mem= to longpin memory types" ;;
+jobs)
+	sh -n "$J/run-fio.sh" || fail "run-fio.sh: sh -n"
+	# every -fixed section has a -plain twin with the same lines but fixedbufs
+	for f in "$J"/*.fio; do
+		awk '/^\[/ { s = substr($0, 2, index($0, "]") - 2); next }
+			/^[;#]/ || !/=/ { next }
+			s ~ /-(fixed|plain)$/ { k = s; sub(/-(fixed|plain)$/, "", k); t = substr(s, length(k) + 2)
+				if ($0 ~ /^fixedbufs=/) fb[k, t] = $0; else body[k, t] = body[k, t] $0 "\n"; pairs[k] = 1 }
+			END { for (k in pairs) {
+				if (body[k, "fixed"] != body[k, "plain"]) { print FILENAME ": " k ": twins differ"; bad = 1 }
+				if (fb[k, "fixed"] != "fixedbufs=1" || fb[k, "plain"] != "fixedbufs=0") { print FILENAME ": " k ": fixedbufs"; bad = 1 } }
+				exit bad }' "$f" || fail "$f"
+	done
+	command -v fio >/dev/null || skip "twins ok; no fio to parse the job files"
+	export BS=4k IODEPTH=8 RUNTIME=200ms TARGET_SIZE=16m RW=randread LONGPIN_NULLBLK=/dev/null
+	for v in PMEM DAX_EXT4 DAX_XFS EXT4 XFS TMPFS HUGETLBFS; do export LONGPIN_$v=/tmp; done
+	for f in "$J"/*.fio; do
+		(cd / && fio --parse-only "$f") >"$T/p" 2>&1 || { cat "$T/p"; fail "fio --parse-only $f"; }
+	done
+	n=$(cat "$J"/*.fio | grep -c '^\[.*-fixed\]')
+	pass "$n fixed/plain twins; fio parses every job file" ;;
+vm-stock)
+	VM=$ROOT/vm/longpin-vm
+	[ -x "$VM" ] || skip "no vm/longpin-vm"
+	"$VM" kernels 2>/dev/null | grep -qE '^stock +built' || skip "stock kernel not built (vm/longpin-vm build --kernel stock)"
+	# null_blk (every memory type) and the pmem block device: ~45 s of fio
+	rc=0
+	"$VM" run --kernel stock --timeout 400 --out "$T/res" --add "$J:/fio-jobs" -- \
+		/fio-jobs/run-fio.sh nullb pmem >"$T/vm.log" 2>&1 || rc=$?
+	grep -E '^(not )?ok |^# ' "$T/vm.log"
+	[ -f "$T/res/fio/meta.tsv" ] || { tail -20 "$T/vm.log"; fail "no results from the guest (exit $rc)"; }
+	[ "$rc" = 0 ] || fail "run-fio.sh exited $rc in the guest"
+	conv "$T/res/fio" "$T/o.csv"; [ "$rc" = 0 ] || fail "fio2csv.sh exit status $rc"
+	p=mmapshared-daxext4-nullb
+	want "$T/o.csv" $p memtype fsdax-shared
+	want "$T/o.csv" $p result -95
+	want "$T/o.csv" $p expected -EOPNOTSUPP
+	want "$T/o.csv" $p verdict pass
+	want "$T/o.csv" $p kernel 6.1.192
+	for p in $(awk -F, 'NR > 1 && $9 ~ /-nullb$/ && $13 == 0 { n = split($63, a, " "); print a[2] }' "$T/o.csv"); do
+		is_num "$(col "$T/o.csv" "$p" ratio_med)" || fail "$p: no fixed/plain ratio"
+	done
+	[ -n "${p:-}" ] || fail "no registered null_blk row"
+	pass "stock: fsdax-shared -EOPNOTSUPP pass; every registered null_blk row has a ratio" ;;
+*)
+	echo "usage: fio.sh CASE" >&2; exit 2 ;;
+esac
