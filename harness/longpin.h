@@ -54,6 +54,8 @@ struct opts {
 	bool print_expected;		/* print the contract's answer, run nothing */
 	bool no_io;
 	bool quiet;
+	const char *lifetime;		/* --lifetime CASE (lifetime.c) */
+	bool no_memlock_check;		/* let the kernel judge RLIMIT_MEMLOCK */
 };
 
 /* One buffer of one memory type, set up by a backend. */
@@ -167,6 +169,10 @@ struct cycles_result {
 int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	       bool probe, int first, struct cycles_result *cr);
 
+/* lifetime.c: --lifetime CASE instead of the registration measurement */
+int lifetime_main(const struct mem_ops *ops, const struct opts *o,
+		  const struct contract *c);
+
 /* output.c */
 struct row {
 	const char *kernel;
@@ -174,6 +180,7 @@ struct row {
 	const char *mem;
 	enum prefault pf;
 	size_t size;
+	const char *op;			/* NULL: "register" */
 	const char *fs_type;
 	int dax;
 	long thp_kb;

@@ -27,7 +27,9 @@ static void usage(FILE *f)
 "               [--dir DIR] [--dev /dev/daxX.Y] [--target FILE|BLOCKDEV]\n"
 "               [--bs N] [--qd N] [--ios N | --runtime SEC] [--repeat N]\n"
 "               [--cycles N [--mmap-probe]] [--expect CONTRACT] [--csv FILE]\n"
-"               [--no-io] [--quiet]\n"
+"               [--no-io] [--quiet] [--no-memlock-check]\n"
+"       longpin --lifetime CASE --mem TYPE [--size N] [--prefault P]\n"
+"               [--cycles N] [--csv FILE]\n"
 "       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
 "               [--expect CONTRACT]\n"
 "       longpin --list | --list-contracts | --help | --version\n"
@@ -55,6 +57,11 @@ static void usage(FILE *f)
 "  --csv FILE      append rows to FILE (- for stdout)\n"
 "  --no-io         register only, no I/O\n"
 "  --quiet         no table on stdout\n"
+"  --lifetime CASE run CASE instead of the measurement: munmap, fork,\n"
+"                  truncate, punch, mremap, unreg-inflight, close-ring,\n"
+"                  update, cycles (10000 or --cycles N), memlock, limits\n"
+"  --no-memlock-check  do not refuse a size above RLIMIT_MEMLOCK up front:\n"
+"                  the kernel answers (-ENOMEM); --lifetime memlock implies it\n"
 "  --print-expected  print the contract's answer for TYPE, one line per\n"
 "                  prefault: CONTRACT TYPE PREFAULT SIZE EXPECTED NOFAULT\n"
 "                  (tab separated; '-' when unknown), and set nothing up\n"
@@ -70,7 +77,7 @@ static void usage(FILE *f)
 
 enum { OPT_LIST = 256, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
        OPT_VERSION, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
-       OPT_PRINT_EXPECTED };
+       OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK };
 
 static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, 'm' },
@@ -94,6 +101,8 @@ static const struct option long_opts[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "list-contracts", no_argument, NULL, OPT_LIST_CONTRACTS },
 	{ "print-expected", no_argument, NULL, OPT_PRINT_EXPECTED },
+	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
+	{ "no-memlock-check", no_argument, NULL, OPT_NO_MEMLOCK_CHECK },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -129,6 +138,12 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_NO_IO: o->no_io = true; break;
 	case OPT_MMAP_PROBE: o->mmap_probe = true; break;
 	case OPT_PRINT_EXPECTED: o->print_expected = true; break;
+	case OPT_NO_MEMLOCK_CHECK: o->no_memlock_check = true; break;
+	case OPT_LIFETIME:
+		o->lifetime = arg;
+		if (!strcmp(arg, "memlock"))
+			o->no_memlock_check = true;
+		break;
 	case OPT_CYCLES:
 		ret = parse_uint("--cycles", arg, 1, 10000000, &v);
 		o->cycles = v;
@@ -506,7 +521,7 @@ int main(int argc, char **argv)
 		return ret == LP_OK ? print_expected(&o, c) : ret;
 	}
 	ret = mem_check_size(ops, &o);
-	if (ret == LP_OK)
+	if (ret == LP_OK && !o.no_memlock_check)
 		ret = memlock_check(&o);
 	if (ret == LP_OK)
 		ret = csv_check(o.csv);
@@ -516,6 +531,8 @@ int main(int argc, char **argv)
 		return ret;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (o.lifetime)
+		return lifetime_main(ops, &o, c);
 	for (pf = 0; pf < PF_NR; pf++) {
 		if (!(o.prefaults & (1u << pf)))
 			continue;

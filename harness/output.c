@@ -101,8 +101,9 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	fprintf(f, "%d,harness,%s", LONGPIN_SCHEMA, ts);
 	put_text(f, r->kernel);
-	fprintf(f, ",%s,%s,%s,%zu,register,%s,%d", r->contract, r->mem,
-		prefault_name(r->pf), r->size, r->fs_type, r->dax);
+	fprintf(f, ",%s,%s,%s,%zu,%s,%s,%d", r->contract, r->mem,
+		prefault_name(r->pf), r->size, r->op ? r->op : "register",
+		r->fs_type, r->dax);
 	put_long(f, r->thp_kb);
 	fprintf(f, ",%d,%s", r->result, errno_name(r->result));
 	put_expected(f, r);

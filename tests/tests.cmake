@@ -71,3 +71,4 @@ set_tests_properties(vm/tool/cache vm/tool/patch-fail PROPERTIES RUN_SERIAL TRUE
 
 include(${CMAKE_SOURCE_DIR}/tests/compare.cmake OPTIONAL)
 include(${CMAKE_SOURCE_DIR}/tests/fio.cmake OPTIONAL)
+include(${CMAKE_SOURCE_DIR}/tests/lifetime.cmake)

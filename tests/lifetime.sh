@@ -1,0 +1,237 @@
+#!/bin/bash
+# lifetime.sh CASE: longpin --lifetime CASE on this machine's kernel, for
+# the memory types it applies to; every row must pass with VmPin balanced.
+# lifetime.sh all KERNEL: every case inside KERNEL (vm/longpin-vm), one boot.
+. "$(dirname "$0")/lib.sh"
+export TMPDIR=$T
+case=$1 kernel=${2:-}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+filedir=${LONGPIN_FILE_DIR:-$T}
+csv=$T/r.csv
+
+# lt TYPE ARGS...: longpin --lifetime $case, must exit 0
+lt() {
+	local m=$1 dir=()
+	shift
+	case $m in
+	tmpfs-*) dir=(--dir /dev/shm) ;;
+	file-*) dir=(--dir "$filedir") ;;
+	esac
+	run_longpin --lifetime "$case" --mem "$m" "${dir[@]}" --csv "$csv" "$@"
+	[ "$rc" = 0 ] || fail "$case $m: exit $rc"
+}
+# lt_skip TYPE: the case does not apply: exit 77 with a reason
+lt_skip() {
+	run_longpin --lifetime "$case" --mem "$1" --size 4M
+	[ "$rc" = 77 ] && grep -q "^longpin: --lifetime $case: $1" "$T/out" ||
+		fail "$case $1: want exit 77 with a reason, got $rc"
+}
+# rows_ok N: N rows, all op lifetime-$case (or $2), pass, no leak
+rows_ok() {
+	local op=${2:-lifetime-$case} n
+	n=$(awk -F, 'NR > 1' "$csv" | grep -c .)
+	[ "$n" = "$1" ] || fail "$n rows, want $1"
+	awk -F, -v op="$op" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["op"] !~ "^" op || $h["verdict"] != "pass" || $h["vmpin_leak_kb"] != 0 {
+			print "bad row: " $0; bad = 1 }
+		END { exit bad }' "$csv" || fail "rows not all $op/pass/leak 0"
+}
+# data_ok: every row's data_check is ok
+data_ok() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["data_check"] != "ok" { bad = 1 } END { exit bad }' "$csv" ||
+		fail "a data check is not ok"
+}
+# hugepages N: true when N free 2 MiB pages are there or root reserves them
+hugepages() {
+	local free
+	free=$(awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo)
+	[ -n "$free" ] || return 1
+	[ "$free" -ge "$1" ] && return 0
+	[ -w /proc/sys/vm/nr_hugepages ] || return 1
+	reserve_hugepages "$1"
+}
+
+if [ -n "$kernel" ]; then
+	# all cases in one boot of KERNEL
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
+	command -v gcc >/dev/null || skip "gcc missing: cannot build lp-runas"
+	case $kernel in
+	stock|debian-6.1) contract=linux-6.1 ;;
+	patched|patched-debug) contract=longpin ;;
+	debian-6.12) contract=linux-6.5+ ;;
+	*) fail "unknown kernel $kernel" ;;
+	esac
+	gcc -O2 -static -o "$T/lp-runas" -x c - <<-'EOF' || fail "lp-runas does not build"
+	#define _GNU_SOURCE
+	#include <grp.h>
+	#include <stdio.h>
+	#include <stdlib.h>
+	#include <sys/resource.h>
+	#include <unistd.h>
+	/* lp-runas UID MEMLOCK_KB CMD...: set RLIMIT_MEMLOCK, become UID, exec */
+	int main(int argc, char **argv)
+	{
+		struct rlimit rl;
+		uid_t uid;
+
+		if (argc < 4) {
+			fprintf(stderr, "usage: lp-runas UID MEMLOCK_KB CMD ARGS...\n");
+			return 2;
+		}
+		uid = atoi(argv[1]);
+		rl.rlim_cur = rl.rlim_max = strtoull(argv[2], NULL, 10) * 1024;
+		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
+		    setgid(uid) || setuid(uid)) {
+			perror("lp-runas");
+			return 2;
+		}
+		execvp(argv[3], argv + 3);
+		perror(argv[3]);
+		return 127;
+	}
+	EOF
+	export LONGPIN_BIN=$LONGPIN
+	# KASAN and lockdep under TCG: 1,000 cycles instead of 10,000
+	cycles=10000
+	[ "$kernel" = patched-debug ] && cycles=1000
+	rc=0
+	"$repo/vm/longpin-vm" run --kernel "$kernel" --timeout 1500 --out "$T/res" \
+		--add "$repo/harness:/opt/longpin" --add "$T/lp-runas:/usr/bin/lp-runas" -- \
+		env LONGPIN_LT_CYCLES="$cycles" sh /opt/longpin/guest-lifetime.sh /results/lifetime.csv \
+		>"$T/out" 2>&1 || rc=$?
+	cat "$T/out"
+	csv=$T/res/lifetime.csv
+	[ -f "$csv" ] || fail "no CSV from the guest (exit $rc)"
+	[ "$rc" = 0 ] || fail "guest exit status $rc"
+	grep -q "^not ok" "$T/out" && fail "a case failed in the guest"
+	skips=$(grep -c "# SKIP" "$T/out")
+	# every row pass against the kernel's contract, no leak
+	awk -F, -v c="$contract" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["verdict"] != "pass" || $h["vmpin_leak_kb"] != 0 || $h["contract"] != c {
+			print "bad row: " $0; bad = 1 }
+		END { exit bad }' "$csv" || fail "rows not all pass against $contract"
+	rows=$(awk -F, 'NR > 1' "$csv" | grep -c .)
+	get() { awk -F, -v op="$1" -v m="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["op"] == op && $h["memtype"] == m { print $h[col] }' "$csv"; }
+	# update answers what the contract says for registering each type
+	for m in anon memfd hugetlb sysv-shm readonly file-shared mixed; do
+		want=$("$LONGPIN" --print-expected --expect "$contract" --mem "$m" --size 4M | cut -f5 | sort -u)
+		got=$(get lifetime-update "$m" result | sort -u)
+		[ "$want" = 0 ] || want=$(echo "$want" | sed 's/^-//')
+		[ "$got" = 0 ] || got=$(get lifetime-update "$m" errno | sort -u)
+		[ "$got" = "$want" ] || fail "update $m: $got, contract $contract says $want"
+	done
+	# limits
+	[ "$(get limit-nbufs-16384 anon result) $(get limit-nbufs-16385 anon errno) $(get limit-1g anon result) $(get limit-1g+4k anon errno)" = "0 EINVAL 0 EFAULT" ] ||
+		fail "limits: want 0 EINVAL 0 EFAULT"
+	# memlock: 64 kB at a 64 kB limit (6.1 charges no ring pages), 68 kB -ENOMEM
+	ml=$(get lifetime-memlock anon result | tr '\n' ' ')
+	[ "$ml" = "0 -12 0 " ] || fail "memlock 64K/68K/60K under 64K: $ml, want 0 -12 0"
+	grep -q "RLIMIT_MEMLOCK is 64 kB and 0 kB are charged already: it needs at least 68 kB" "$T/out" ||
+		fail "no 'needs at least 68 kB' message"
+	cyc=$(get lifetime-cycles anon note)
+	echo "cycles: $cyc"
+	pass "$kernel: $rows rows, all pass against $contract ($skips skipped); update as the contract; limits 0/EINVAL/0/EFAULT; memlock 64K at 64K ok, 68K ENOMEM; cycles: $cyc; $(grep -o 'boot to first result: [0-9.]* s' "$T/out")"
+fi
+
+case $case in
+munmap|mremap)
+	types="anon anon-thp anon-shared memfd tmpfs-shared file-private"
+	hugepages 2 && types="$types hugetlb"
+	for m in $types; do lt $m --size 4M --prefault all; done
+	n=$(($(echo $types | wc -w) * 3))
+	rows_ok $n
+	data_ok
+	[ $case = mremap ] && lt_skip mixed
+	pass "$case: $types x 3 prefaults: fixed I/O on the pinned pages ok, VmPin held, then balanced" ;;
+fork)
+	types="anon anon-thp file-private"
+	hugepages 4 && types="$types hugetlb"
+	for m in $types; do lt $m --size 4M --prefault all; done
+	rows_ok $(($(echo $types | wc -w) * 3))
+	data_ok
+	lt_skip anon-shared
+	lt_skip memfd
+	pass "fork: $types x 3: the parent sees READ_FIXED data, not the child's writes" ;;
+truncate|punch)
+	for m in memfd tmpfs-shared; do lt $m --size 4M --prefault all; done
+	rows_ok 6
+	data_ok
+	lt_skip anon
+	lt_skip hugetlb
+	pass "$case: memfd, tmpfs-shared x 3: pinned pages keep their data and take fixed I/O both ways" ;;
+unreg-inflight|close-ring)
+	types="anon memfd"
+	hugepages 2 && types="$types hugetlb"
+	for m in $types; do lt $m --size 4M --prefault all; done
+	rows_ok $(($(echo $types | wc -w) * 3))
+	[ $case = unreg-inflight ] && data_ok
+	pass "$case: $types x 3: $(csv_get "$csv" 1 note)" ;;
+update)
+	types="anon memfd readonly file-shared mixed sysv-shm"
+	hugepages 2 && types="$types hugetlb"
+	for m in $types; do lt $m --size 4M; done
+	rows_ok $(echo $types | wc -w)
+	i=0
+	for m in $types; do
+		i=$((i + 1))
+		want=$("$LONGPIN" --print-expected --mem "$m" --size 4M | cut -f5)
+		got=$(csv_get "$csv" $i result)
+		[ "$got" = 0 ] || got=-$(csv_get "$csv" $i errno)
+		[ "$got" = "$want" ] || fail "update to $m answered $got, the contract says $want"
+		summary="${summary:-}$m $got, "
+	done
+	pass "update: ${summary%, } (as the contract; refused: old anon slot still serves READ_FIXED)" ;;
+cycles)
+	is_root || skip "needs root: the pin counters are exact only after stat_refresh"
+	grep -q nr_foll_pin_acquired /proc/vmstat || skip "no nr_foll_pin_* in /proc/vmstat"
+	lt anon --size 1M
+	rows_ok 1
+	note=$(csv_get "$csv" 1 note)
+	[ "$(csv_get "$csv" 1 cycles)" = 10000 ] || fail "cycles column"
+	echo "$note" | grep -Eq "nr_foll_pin acquired \+([0-9]+) released \+\1$" || fail "pin counters: $note"
+	pass "cycles: $note; VmPin $(csv_get "$csv" 1 vmpin_before_kb) -> $(csv_get "$csv" 1 vmpin_after_kb) kB" ;;
+limits)
+	lt anon --prefault none
+	rows_ok 4 limit-
+	got=$(awk -F, 'NR > 1 { print $9, $14 }' "$csv" | tr '\n' ' ')
+	[ "$got" = "limit-nbufs-16384 - limit-nbufs-16385 EINVAL limit-1g - limit-1g+4k EFAULT " ] ||
+		fail "limits: $got"
+	lt_skip_limits=$("$LONGPIN" --lifetime limits --mem memfd >/dev/null 2>&1; echo $?)
+	[ "$lt_skip_limits" = 77 ] || fail "limits on memfd: want 77"
+	pass "limits: 16384 buffers ok, 16385 -EINVAL, 1 GiB ok (VmPin +1048576 kB), 1 GiB + 4 KiB -EFAULT" ;;
+memlock)
+	is_root || skip "needs root to run as another user with a small RLIMIT_MEMLOCK"
+	command -v setpriv >/dev/null && command -v prlimit >/dev/null || skip "setpriv/prlimit (util-linux) missing"
+	chmod 0777 "$T"
+	touch "$csv"; chmod 666 "$csv"
+	# a fresh uid per run: an exited process's ring stays charged a moment
+	uid=$((40000 + $$ % 10000))
+	as() { uid=$((uid + 1)); PREFIX=(prlimit --memlock=65536 setpriv --reuid=$uid --regid=$uid --clear-groups --inh-caps=-all); }
+	as; run_longpin --lifetime memlock --mem anon --size 64K --csv "$csv"
+	[ "$rc" = 0 ] || fail "64K under 64K: exit $rc"
+	charged=$(sed -n 's/.*charged already \([0-9]*\) kB.*/\1/p' "$T/out" | head -1)
+	[ -z "$charged" ] && charged=$(csv_get "$csv" 1 note | sed -n 's/.*charged already \([0-9]*\) kB.*/\1/p')
+	[ -n "$charged" ] || fail "no 'charged already' in the note"
+	if [ "$charged" = 0 ]; then
+		[ "$(csv_get "$csv" 1 result)" = 0 ] || fail "64K at a 64K limit refused"
+		at=64
+	else
+		[ "$(csv_get "$csv" 1 errno)" = ENOMEM ] || fail "64K + $charged kB charged under 64K: want ENOMEM"
+		at=$((64 - charged))
+		as; run_longpin --lifetime memlock --mem anon --size ${at}K --csv "$csv"
+		[ "$rc" = 0 ] && [ "$(csv_get "$csv" 2 result)" = 0 ] || fail "${at}K (+ $charged kB charged) under 64K refused"
+	fi
+	as; run_longpin --lifetime memlock --mem anon --size $((at + 4))K --csv "$csv"
+	[ "$rc" = 0 ] || fail "$((at + 4))K: exit $rc"
+	grep -q "the kernel refused $((at + 4)) kB with -ENOMEM: RLIMIT_MEMLOCK is 64 kB and $charged kB are charged already: it needs at least $((at + 4 + charged)) kB" "$T/out" ||
+		fail "no 'needs at least' message"
+	[ "$(awk -F, 'END { print $14 }' "$csv")" = ENOMEM ] || fail "$((at + 4))K: want ENOMEM"
+	rows_ok $(awk -F, 'NR > 1' "$csv" | grep -c .)
+	# --no-memlock-check: the plain row records the kernel's answer
+	as; run_longpin --mem anon --size 128K --no-io --no-memlock-check --csv "$T/p.csv"
+	[ "$(csv_get "$T/p.csv" 1 errno)" = ENOMEM ] || fail "--no-memlock-check: want the kernel's ENOMEM"
+	pass "memlock as uid $uid, RLIMIT_MEMLOCK 64 kB, $charged kB charged by the ring: ${at}K registers, $((at + 4))K -ENOMEM with the limit needed" ;;
+*)	fail "unknown case $case" ;;
+esac
