@@ -81,6 +81,9 @@ struct mem_ops {
 	int (*populate)(struct mem *m, enum prefault pf);
 };
 
+/* opts.c */
+int opts_parse(struct opts *o, int argc, char **argv);
+
 /* mem.c: the registry of backends and what they share */
 const struct mem_ops *mem_find(const char *name);
 void mem_list(void);

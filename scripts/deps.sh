@@ -17,4 +17,5 @@ need_packages() {
 }
 
 # The harness and its tests.
-HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev util-linux gnuplot-nox jq fio)
+HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev util-linux gnuplot-nox jq fio
+	clang libclang-rt-14-dev)

@@ -72,3 +72,9 @@ set_tests_properties(vm/tool/cache vm/tool/patch-fail PROPERTIES RUN_SERIAL TRUE
 include(${CMAKE_SOURCE_DIR}/tests/compare.cmake OPTIONAL)
 include(${CMAKE_SOURCE_DIR}/tests/fio.cmake OPTIONAL)
 include(${CMAKE_SOURCE_DIR}/tests/lifetime.cmake)
+
+# Fuzzing (issue 7): each parser for a bounded time (see fuzz/README.md)
+foreach(target opts csvread)
+  lp_test(fuzz/${target} ${LP_TESTS}/fuzz.sh ${target} 60)
+  set_tests_properties(fuzz/${target} PROPERTIES TIMEOUT 600 LABELS "host;fuzz")
+endforeach()

@@ -1,0 +1,19 @@
+# libFuzzer targets (clang only, -DLONGPIN_FUZZ=ON): the option parser of
+# longpin and the CSV reader of longpin-compare. tests/fuzz.sh builds them
+# in build-fuzz/ and runs each for a bounded time on fuzz/corpus/.
+option(LONGPIN_FUZZ "Build the libFuzzer targets (clang)" OFF)
+if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
+  set(LP_FUZZ_FLAGS -g -O1 -fsanitize=fuzzer,address,undefined)
+  add_executable(fuzz-csvread fuzz/csvread_fuzz.c harness/csvread.c)
+  add_executable(fuzz-opts fuzz/opts_fuzz.c harness/opts.c harness/mem.c
+    harness/mem_anon.c harness/mem_shm.c harness/mem_memfd.c
+    harness/mem_hugetlb.c harness/mem_file.c harness/mem_devdax.c
+    harness/contract.c harness/probe.c harness/util.c ${CONTRACTS_C})
+  foreach(t fuzz-csvread fuzz-opts)
+    target_include_directories(${t} PRIVATE harness)
+    target_compile_options(${t} PRIVATE ${LP_FUZZ_FLAGS})
+    target_link_options(${t} PRIVATE ${LP_FUZZ_FLAGS})
+  endforeach()
+elseif(LONGPIN_FUZZ)
+  message(WARNING "LONGPIN_FUZZ needs clang (CC=clang); no fuzz targets")
+endif()

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The command line: usage, options, their checks (fuzzed: fuzz/opts_fuzz.c). */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "longpin.h"
+#include "mem_ops.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: longpin --mem TYPE [--size N] [--prefault none|read|write|all]\n"
+"               [--dir DIR] [--dev /dev/daxX.Y] [--target FILE|BLOCKDEV]\n"
+"               [--bs N] [--qd N] [--ios N | --runtime SEC] [--repeat N]\n"
+"               [--cycles N [--mmap-probe]] [--expect CONTRACT] [--csv FILE]\n"
+"               [--no-io] [--quiet] [--no-memlock-check]\n"
+"       longpin --lifetime CASE --mem TYPE [--size N] [--prefault P]\n"
+"               [--cycles N] [--csv FILE]\n"
+"       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
+"               [--expect CONTRACT]\n"
+"       longpin --list | --list-contracts | --help | --version\n"
+"\n"
+"Registers one io_uring fixed buffer of memory TYPE (IORING_REGISTER_BUFFERS,\n"
+"a long-term FOLL_WRITE pin), checks the kernel's answer against the\n"
+"contract of the running kernel, measures registration and fixed-buffer\n"
+"I/O, and appends a CSV row per prefault.\n"
+"\n"
+"  --size N        buffer size, N[K|M|G] (default 16M)\n"
+"  --prefault P    none, read, write (default), a comma list, or all\n"
+"  --dir DIR       directory for file types (tmpfs default /dev/shm)\n"
+"  --dev PATH      device-dax node for devdax\n"
+"  --target PATH   file or block device for I/O (default: a temp file\n"
+"                  next to the memory, or in $TMPDIR or /tmp)\n"
+"  --bs N          I/O block size (default 4K)\n"
+"  --qd N          I/O queue depth (default 8)\n"
+"  --ios N         I/Os per timed pass (default 2048)\n"
+"  --runtime SEC   seconds per timed pass instead of --ios\n"
+"  --repeat N      timed passes of each kind (default 3)\n"
+"  --cycles N      N more register/unregister cycles after the measured\n"
+"                  one (times: cycle_reg_ns_*; VmPin checked after all)\n"
+"  --mmap-probe    meanwhile a second thread times mmap+munmap of a page\n"
+"  --expect NAME   contract to check against (--list-contracts)\n"
+"  --csv FILE      append rows to FILE (- for stdout)\n"
+"  --no-io         register only, no I/O\n"
+"  --quiet         no table on stdout\n"
+"  --lifetime CASE run CASE instead of the measurement: munmap, fork,\n"
+"                  truncate, punch, mremap, unreg-inflight, close-ring,\n"
+"                  update, cycles (10000 or --cycles N), memlock, limits\n"
+"  --no-memlock-check  do not refuse a size above RLIMIT_MEMLOCK up front:\n"
+"                  the kernel answers (-ENOMEM); --lifetime memlock implies it\n"
+"  --print-expected  print the contract's answer for TYPE, one line per\n"
+"                  prefault: CONTRACT TYPE PREFAULT SIZE EXPECTED NOFAULT\n"
+"                  (tab separated; '-' when unknown), and set nothing up\n"
+"  --inject corrupt|leak  self-tests: corrupt the data check's target,\n"
+"                  or keep a second pin past unregistration\n"
+"\n"
+"Memory types:\n");
+	mem_list_help(f);
+	fprintf(f,
+"\nExit status: 0 all verdicts pass, 1 a verdict failed, data mismatch or\n"
+"pin leak, 2 usage or environment error, 77 TYPE cannot be set up here.\n");
+}
+
+enum { OPT_LIST = 256, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
+       OPT_VERSION, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
+       OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK };
+
+static const struct option long_opts[] = {
+	{ "mem", required_argument, NULL, 'm' },
+	{ "size", required_argument, NULL, 's' },
+	{ "prefault", required_argument, NULL, 'p' },
+	{ "dir", required_argument, NULL, 'd' },
+	{ "dev", required_argument, NULL, 'D' },
+	{ "target", required_argument, NULL, 't' },
+	{ "bs", required_argument, NULL, 'b' },
+	{ "qd", required_argument, NULL, 'q' },
+	{ "ios", required_argument, NULL, 'n' },
+	{ "runtime", required_argument, NULL, OPT_RUNTIME },
+	{ "repeat", required_argument, NULL, 'r' },
+	{ "expect", required_argument, NULL, 'e' },
+	{ "csv", required_argument, NULL, 'c' },
+	{ "no-io", no_argument, NULL, OPT_NO_IO },
+	{ "cycles", required_argument, NULL, OPT_CYCLES },
+	{ "mmap-probe", no_argument, NULL, OPT_MMAP_PROBE },
+	{ "quiet", no_argument, NULL, 'Q' },
+	{ "inject", required_argument, NULL, OPT_INJECT },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "list-contracts", no_argument, NULL, OPT_LIST_CONTRACTS },
+	{ "print-expected", no_argument, NULL, OPT_PRINT_EXPECTED },
+	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
+	{ "no-memlock-check", no_argument, NULL, OPT_NO_MEMLOCK_CHECK },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A positive integer option within [lo, hi]. */
+static int parse_uint(const char *opt, const char *arg, unsigned long lo,
+		      unsigned long hi, unsigned long *out)
+{
+	size_t v;
+
+	if (parse_size(arg, &v) || v < lo || v > hi)
+		return lp_err(LP_EUSAGE, "%s %s: give a number from %lu to %lu",
+			      opt, arg, lo, hi);
+	*out = v;
+	return LP_OK;
+}
+
+static int parse_one(struct opts *o, int c, const char *arg)
+{
+	unsigned long v = 0;
+	char *end;
+	int ret = LP_OK;
+
+	switch (c) {
+	case 'm': o->mem = arg; break;
+	case 'd': o->dir = arg; break;
+	case 'D': o->dev = arg; break;
+	case 't': o->target = arg; break;
+	case 'e': o->expect = arg; break;
+	case 'c': o->csv = arg; break;
+	case 'Q': o->quiet = true; break;
+	case OPT_NO_IO: o->no_io = true; break;
+	case OPT_MMAP_PROBE: o->mmap_probe = true; break;
+	case OPT_PRINT_EXPECTED: o->print_expected = true; break;
+	case OPT_NO_MEMLOCK_CHECK: o->no_memlock_check = true; break;
+	case OPT_LIFETIME:
+		o->lifetime = arg;
+		if (!strcmp(arg, "memlock"))
+			o->no_memlock_check = true;
+		break;
+	case OPT_CYCLES:
+		ret = parse_uint("--cycles", arg, 1, 10000000, &v);
+		o->cycles = v;
+		break;
+	case 's':
+		if (parse_size(arg, &o->size))
+			return lp_err(LP_EUSAGE,
+				      "--size %s: give bytes or N with K, M or G (e.g. 64M)",
+				      arg);
+		break;
+	case 'p':
+		if (prefault_parse(arg, &o->prefaults))
+			return lp_err(LP_EUSAGE,
+				      "--prefault %s: give none, read, write, a comma list or all",
+				      arg);
+		break;
+	case 'b':
+		ret = parse_uint("--bs", arg, 512, 16 * MiB, &v);
+		if (!ret && v % 512)
+			ret = lp_err(LP_EUSAGE, "--bs %s: give a multiple of 512", arg);
+		o->bs = v;
+		break;
+	case 'q': ret = parse_uint("--qd", arg, 1, 4096, &v); o->qd = v; break;
+	case 'r': ret = parse_uint("--repeat", arg, 1, 1000, &v); o->repeat = v; break;
+	case 'n': ret = parse_uint("--ios", arg, 1, 1UL << 40, &v); o->ios = v; break;
+	case OPT_RUNTIME:
+		o->runtime = strtod(arg, &end);
+		if (*end || !(o->runtime > 0 && o->runtime <= 3600))
+			return lp_err(LP_EUSAGE,
+				      "--runtime %s: give seconds from 0.001 to 3600",
+				      arg);
+		break;
+	case OPT_INJECT:
+		if (strcmp(arg, "corrupt") && strcmp(arg, "leak"))
+			return lp_err(LP_EUSAGE,
+				      "--inject %s: give corrupt or leak", arg);
+		o->inject = arg;
+		break;
+	default:
+		return lp_err(LP_EUSAGE, "unknown option: see longpin --help");
+	}
+	return ret;
+}
+
+/*
+ * Parse the command line into @o. Returns LP_OK to run, -1 when done
+ * (--help, --list, ...), else an exit status after a one-line error.
+ * Callable more than once (the fuzzer does): getopt is reset first.
+ */
+int opts_parse(struct opts *o, int argc, char **argv)
+{
+	int c, ret;
+
+	*o = (struct opts){ .size = 16 * MiB, .prefaults = 1u << PF_WRITE,
+			    .bs = 4096, .qd = 8, .ios = 2048, .repeat = 3 };
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h': usage(stdout); return -1;
+		case OPT_LIST: mem_list(); return -1;
+		case OPT_LIST_CONTRACTS: contract_list(); return -1;
+		case OPT_VERSION:
+			printf("longpin %s (CSV schema %d)\n", LONGPIN_VERSION,
+			       LONGPIN_SCHEMA);
+			return -1;
+		case '?':
+			return lp_err(LP_EUSAGE,
+				      "unknown option or missing argument '%s': see longpin --help",
+				      argv[optind - 1]);
+		}
+		ret = parse_one(o, c, optarg);
+		if (ret != LP_OK)
+			return ret;
+	}
+	if (optind < argc)
+		return lp_err(LP_EUSAGE, "unexpected argument '%s': see longpin --help",
+			      argv[optind]);
+	if (!o->mem)
+		return lp_err(LP_EUSAGE,
+			      "no memory type: give --mem TYPE (longpin --list shows them)");
+	if (o->mmap_probe && !o->cycles)
+		return lp_err(LP_EUSAGE,
+			      "--mmap-probe runs during --cycles: give --cycles N too");
+	return LP_OK;
+}
+
