@@ -6,6 +6,7 @@
 set -uo pipefail
 cd "$(dirname "$0")"
 repo=$PWD
+args="$*"
 . scripts/deps.sh
 
 kernels=stock,patched
@@ -87,7 +88,8 @@ for k in "${list[@]}"; do
 	[ -f "$out/bench/$k.csv" ] && bcsvs+=("$out/bench/$k.csv")
 done
 {
-	echo "command: ./run.sh --kernels $kernels${out:+ --out $out}"
+	echo "command: ${LONGPIN_CACHE:+LONGPIN_CACHE=$LONGPIN_CACHE }./run.sh $args"
+	echo "output: $out"
 	echo "date: $(date -u +%FT%TZ)"
 	echo "host: $(uname -r), $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)" GiB"}' /proc/meminfo)"
 	for c in "${csvs[@]}"; do
