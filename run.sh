@@ -2,7 +2,8 @@
 # The main job: the whole matrix (harness, benchmarks, fio jobs) on each
 # selected kernel, one CSV per kernel in results/<run-id>/, and their
 # comparison (report.md, plots/). See README.md.
-#   ./run.sh [--kernels stock,patched,debian-6.1,debian-6.12,host] [--out DIR] [--no-fio]
+#   ./run.sh [--kernels stock,patched,debian-6.1,debian-6.12,host,patched-debug]
+#            [--out DIR] [--no-fio] [--no-bench] [--lifetime]
 set -uo pipefail
 cd "$(dirname "$0")"
 repo=$PWD
@@ -12,12 +13,16 @@ args="$*"
 kernels=stock,patched
 out=
 nofio=0
-usage() { sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'; }
+nobench=0
+lifetime=0
+usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernels) kernels=${2:?--kernels needs a comma-separated list}; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--no-fio) nofio=1; shift ;;
+	--no-bench) nobench=1; shift ;;
+	--lifetime) lifetime=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1': see ./run.sh --help" >&2; exit 2 ;;
 	esac
@@ -25,8 +30,8 @@ done
 IFS=, read -ra list <<<"$kernels"
 for k in "${list[@]}"; do
 	case $k in
-	stock|patched|debian-6.1|debian-6.12|host) ;;
-	*) echo "run.sh: unknown kernel '$k': give stock, patched, debian-6.1, debian-6.12 or host" >&2; exit 2 ;;
+	stock|patched|debian-6.1|debian-6.12|host|patched-debug) ;;
+	*) echo "run.sh: unknown kernel '$k': give stock, patched, debian-6.1, debian-6.12, host or patched-debug" >&2; exit 2 ;;
 	esac
 done
 
@@ -58,12 +63,19 @@ run_host() {
 
 # a VM kernel: boot it once, run harness/guest-run.sh, bring the CSVs back
 run_vm() {
-	local k=$1 res=$work/$k rc=0 adds=(--add "$repo/harness:/opt/longpin")
+	local k=$1 res=$work/$k rc=0
+	local adds=(--add "$repo/harness:/opt/longpin" --add "$repo/build/lp-runas:/usr/bin/lp-runas")
 	[ $nofio = 0 ] && [ -f fio-jobs/run-fio.sh ] && adds+=(--add "$repo/fio-jobs:/opt/fio-jobs")
+	# the debug kernel (KASAN, lockdep) under TCG: fewer lifetime cycles
+	local cycles=10000
+	[ "$k" = patched-debug ] && cycles=1000
 	LONGPIN_BIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --timeout 3600 \
-		--out "$res" "${adds[@]}" -- sh /opt/longpin/guest-run.sh || rc=$?
+		--out "$res" "${adds[@]}" -- env LONGPIN_NO_BENCH=$nobench \
+		LONGPIN_LIFETIME=$lifetime LONGPIN_LT_CYCLES=$cycles \
+		sh /opt/longpin/guest-run.sh || rc=$?
 	[ -f "$res/matrix.csv" ] && cp "$res/matrix.csv" "$out/$k.csv"
 	[ -f "$res/bench.csv" ] && cp "$res/bench.csv" "$out/bench/$k.csv"
+	[ -f "$res/lifetime.csv" ] && cp "$res/lifetime.csv" "$out/lifetime-$k.csv"
 	if [ -d "$res/fio" ]; then
 		cp -r "$res/fio" "$out/raw/fio-$k"
 		bash fio-jobs/fio2csv.sh "$res/fio" "$out/$k.csv" || rc=1

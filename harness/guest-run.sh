@@ -7,8 +7,14 @@ here=$(dirname "$0")
 bad=0
 echo "# matrix"
 LONGPIN_ARGS=${LONGPIN_ARGS:---cycles 3} sh "$here/guest-matrix.sh" /results/matrix.csv || bad=1
-echo "# benchmarks"
-LONGPIN_FILE_DIR=$LONGPIN_EXT4 TMPDIR=$LONGPIN_EXT4 sh "$here/bench.sh" /results/bench.csv || bad=1
+if [ "${LONGPIN_NO_BENCH:-0}" = 0 ]; then
+	echo "# benchmarks"
+	LONGPIN_FILE_DIR=$LONGPIN_EXT4 TMPDIR=$LONGPIN_EXT4 sh "$here/bench.sh" /results/bench.csv || bad=1
+fi
+if [ "${LONGPIN_LIFETIME:-0}" = 1 ]; then
+	echo "# lifetime cases"
+	sh "$here/guest-lifetime.sh" /results/lifetime.csv || bad=1
+fi
 if [ -f /opt/fio-jobs/run-fio.sh ] && [ "${LONGPIN_NO_FIO:-0}" = 0 ]; then
 	echo "# fio"
 	FIO_OUT=/results/fio sh /opt/fio-jobs/run-fio.sh || bad=1

@@ -55,49 +55,21 @@ hugepages() {
 if [ -n "$kernel" ]; then
 	# all cases in one boot of KERNEL
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
-	command -v gcc >/dev/null || skip "gcc missing: cannot build lp-runas"
 	case $kernel in
 	stock|debian-6.1) contract=linux-6.1 ;;
 	patched|patched-debug) contract=longpin ;;
 	debian-6.12) contract=linux-6.5+ ;;
 	*) fail "unknown kernel $kernel" ;;
 	esac
-	gcc -O2 -static -o "$T/lp-runas" -x c - <<-'EOF' || fail "lp-runas does not build"
-	#define _GNU_SOURCE
-	#include <grp.h>
-	#include <stdio.h>
-	#include <stdlib.h>
-	#include <sys/resource.h>
-	#include <unistd.h>
-	/* lp-runas UID MEMLOCK_KB CMD...: set RLIMIT_MEMLOCK, become UID, exec */
-	int main(int argc, char **argv)
-	{
-		struct rlimit rl;
-		uid_t uid;
-
-		if (argc < 4) {
-			fprintf(stderr, "usage: lp-runas UID MEMLOCK_KB CMD ARGS...\n");
-			return 2;
-		}
-		uid = atoi(argv[1]);
-		rl.rlim_cur = rl.rlim_max = strtoull(argv[2], NULL, 10) * 1024;
-		if (setrlimit(RLIMIT_MEMLOCK, &rl) || setgroups(0, NULL) ||
-		    setgid(uid) || setuid(uid)) {
-			perror("lp-runas");
-			return 2;
-		}
-		execvp(argv[3], argv + 3);
-		perror(argv[3]);
-		return 127;
-	}
-	EOF
+	runas=$(dirname "$LONGPIN")/lp-runas
+	[ -x "$runas" ] || fail "no $runas (built by CMake beside longpin)"
 	export LONGPIN_BIN=$LONGPIN
 	# KASAN and lockdep under TCG: 1,000 cycles instead of 10,000
 	cycles=10000
 	[ "$kernel" = patched-debug ] && cycles=1000
 	rc=0
 	"$repo/vm/longpin-vm" run --kernel "$kernel" --timeout 1500 --out "$T/res" \
-		--add "$repo/harness:/opt/longpin" --add "$T/lp-runas:/usr/bin/lp-runas" -- \
+		--add "$repo/harness:/opt/longpin" --add "$runas:/usr/bin/lp-runas" -- \
 		env LONGPIN_LT_CYCLES="$cycles" sh /opt/longpin/guest-lifetime.sh /results/lifetime.csv \
 		>"$T/out" 2>&1 || rc=$?
 	cat "$T/out"
