@@ -19,7 +19,10 @@ esac
 # guest KERNEL CMD...: run CMD in the guest, output in $T/out, status in $rc
 guest() {
 	rc=0
-	"$vm" run --kernel "$kernel" --timeout 900 --out "$T/res" \
+	# KASAN + lockdep under TCG: the matrix took 8.5 min alone, 15+ when shared
+	local tmo=900
+	[ "$kernel" = patched-debug ] && tmo=1700
+	"$vm" run --kernel "$kernel" --timeout "$tmo" --out "$T/res" \
 		--add "$repo/harness:/opt/longpin" -- "$@" >"$T/out" 2>&1 || rc=$?
 	cat "$T/out"
 }
