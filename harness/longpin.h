@@ -56,6 +56,7 @@ struct opts {
 	bool quiet;
 	const char *lifetime;		/* --lifetime CASE (lifetime.c) */
 	bool no_memlock_check;		/* let the kernel judge RLIMIT_MEMLOCK */
+	bool concurrent;		/* other pinners meanwhile: no global balance */
 };
 
 /* One buffer of one memory type, set up by a backend. */

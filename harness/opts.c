@@ -18,7 +18,7 @@ static void usage(FILE *f)
 "               [--cycles N [--mmap-probe]] [--expect CONTRACT] [--csv FILE]\n"
 "               [--no-io] [--quiet] [--no-memlock-check]\n"
 "       longpin --lifetime CASE --mem TYPE [--size N] [--prefault P]\n"
-"               [--cycles N] [--csv FILE]\n"
+"               [--cycles N [--concurrent]] [--csv FILE]\n"
 "       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
 "               [--expect CONTRACT]\n"
 "       longpin --list | --list-contracts | --help | --version\n"
@@ -49,6 +49,9 @@ static void usage(FILE *f)
 "  --lifetime CASE run CASE instead of the measurement: munmap, fork,\n"
 "                  truncate, punch, mremap, unreg-inflight, close-ring,\n"
 "                  update, cycles (10000 or --cycles N), memlock, limits\n"
+"  --concurrent    --lifetime cycles beside other pinning processes: the\n"
+"                  system-wide nr_foll_pin balance is left to the caller\n"
+"                  (VmPin, per process, is still checked)\n"
 "  --no-memlock-check  do not refuse a size above RLIMIT_MEMLOCK up front:\n"
 "                  the kernel answers (-ENOMEM); --lifetime memlock implies it\n"
 "  --print-expected  print the contract's answer for TYPE, one line per\n"
@@ -66,7 +69,8 @@ static void usage(FILE *f)
 
 enum { OPT_LIST = 256, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
        OPT_VERSION, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
-       OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK };
+       OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK,
+       OPT_CONCURRENT };
 
 static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, 'm' },
@@ -92,6 +96,7 @@ static const struct option long_opts[] = {
 	{ "print-expected", no_argument, NULL, OPT_PRINT_EXPECTED },
 	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
 	{ "no-memlock-check", no_argument, NULL, OPT_NO_MEMLOCK_CHECK },
+	{ "concurrent", no_argument, NULL, OPT_CONCURRENT },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -128,6 +133,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_MMAP_PROBE: o->mmap_probe = true; break;
 	case OPT_PRINT_EXPECTED: o->print_expected = true; break;
 	case OPT_NO_MEMLOCK_CHECK: o->no_memlock_check = true; break;
+	case OPT_CONCURRENT: o->concurrent = true; break;
 	case OPT_LIFETIME:
 		o->lifetime = arg;
 		if (!strcmp(arg, "memlock"))
@@ -217,6 +223,9 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	if (o->mmap_probe && !o->cycles)
 		return lp_err(LP_EUSAGE,
 			      "--mmap-probe runs during --cycles: give --cycles N too");
+	if (o->concurrent && (!o->lifetime || strcmp(o->lifetime, "cycles")))
+		return lp_err(LP_EUSAGE,
+			      "--concurrent belongs to --lifetime cycles: give --lifetime cycles too");
 	return LP_OK;
 }
 

@@ -28,7 +28,7 @@ endforeach()
 foreach(case unknown-mem no-mem size-zero size-unaligned size-garbage
     size-hugetlb size-thp no-dir dir-missing dir-tmpfs fsdax-not-dax no-dev
     dev-missing dev-not-dax dev-size dev-align prefault bs option expect-name
-    csv-unwritable memlock no-hugepages)
+    csv-unwritable concurrent memlock no-hugepages)
   lp_test(badinput/${case} ${LP_TESTS}/badinput.sh ${case})
 endforeach()
 set_tests_properties(badinput/no-hugepages PROPERTIES RESOURCE_LOCK hugepages)
