@@ -1,5 +1,6 @@
 # libFuzzer targets (clang only, -DLONGPIN_FUZZ=ON): the option parser of
-# longpin and the CSV reader of longpin-compare. tests/fuzz.sh builds them
+# longpin, the CSV reader of longpin-compare and the whole of
+# longpin-compare (read, join, report). tests/fuzz.sh builds them
 # in build-fuzz/ and runs each for a bounded time on fuzz/corpus/.
 option(LONGPIN_FUZZ "Build the libFuzzer targets (clang)" OFF)
 if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
@@ -9,7 +10,11 @@ if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
     harness/mem_anon.c harness/mem_shm.c harness/mem_memfd.c
     harness/mem_hugetlb.c harness/mem_file.c harness/mem_devdax.c
     harness/contract.c harness/probe.c harness/util.c ${CONTRACTS_C})
-  foreach(t fuzz-csvread fuzz-opts)
+  # the whole of longpin-compare, its main renamed
+  add_executable(fuzz-compare fuzz/compare_fuzz.c harness/compare.c
+    harness/csvread.c)
+  target_compile_definitions(fuzz-compare PRIVATE main=compare_main)
+  foreach(t fuzz-csvread fuzz-opts fuzz-compare)
     target_include_directories(${t} PRIVATE harness)
     target_compile_options(${t} PRIVATE ${LP_FUZZ_FLAGS})
     target_link_options(${t} PRIVATE ${LP_FUZZ_FLAGS})

@@ -11,9 +11,11 @@ command -v clang >/dev/null || skip "clang missing (apt-get install -y clang lib
 echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' >"$T/probe.c"
 clang -fsanitize=fuzzer "$T/probe.c" -o "$T/probe" 2>/dev/null ||
 	skip "clang cannot link libFuzzer here (apt-get install -y libclang-rt-14-dev)"
+# one cmake at a time in build-fuzz/ (the lock lives there too)
+mkdir -p "$bdir"
 (flock 9
  CC=clang cmake -S "$repo" -B "$bdir" -DLONGPIN_FUZZ=ON >/dev/null &&
-	cmake --build "$bdir" --target "fuzz-$target" >"$T/build.log" 2>&1) 9>"$T/../longpin-fuzz-build.lock" ||
+	cmake --build "$bdir" --target "fuzz-$target" >"$T/build.log" 2>&1) 9>"$bdir/.fuzz-build.lock" ||
 	{ cat "$T/build.log"; fail "fuzz-$target does not build"; }
 mkdir -p "$T/corpus"
 cp "$repo/fuzz/corpus/$target/"* "$T/corpus/"

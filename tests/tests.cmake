@@ -74,7 +74,7 @@ include(${CMAKE_SOURCE_DIR}/tests/fio.cmake OPTIONAL)
 include(${CMAKE_SOURCE_DIR}/tests/lifetime.cmake)
 
 # Fuzzing (issue 7): each parser for a bounded time (see fuzz/README.md)
-foreach(target opts csvread)
+foreach(target opts csvread compare)
   lp_test(fuzz/${target} ${LP_TESTS}/fuzz.sh ${target} 60)
   set_tests_properties(fuzz/${target} PROPERTIES TIMEOUT 600 LABELS "host;fuzz")
 endforeach()
