@@ -54,6 +54,7 @@ struct lt_case {
 	int (*run)(struct lt *t);	/* 0, -errno, or LT_SKIP (note: why) */
 	bool own_mem;			/* does not set --mem up itself */
 	bool no_target;			/* needs no I/O target file */
+	bool refused_too;		/* runs where the contract refuses TYPE */
 	const char *const *types;	/* the memory types it applies to */
 	const char *why;		/* why not to the others */
 };
@@ -501,6 +502,16 @@ static int update0(struct lt *t, void *addr, size_t len)
 	return ret < 0 ? ret : ret == 1 ? 0 : -EIO;
 }
 
+/* The row expects the contract's answer for TYPE, if it has one. */
+static bool contract_expect(struct lt *t)
+{
+	bool nofault;
+
+	t->r.have_expected = contract_lookup(t->c, t->ops->name, t->pf,
+					     t->m.len, &t->r.expected, &nofault);
+	return t->r.have_expected;
+}
+
 /*
  * Sparse table, slot 0 = anon; update slot 0 to the --mem buffer. The
  * update answers what registering TYPE answers (the contract); after a
@@ -508,12 +519,10 @@ static int update0(struct lt *t, void *addr, size_t len)
  */
 static int lt_update(struct lt *t)
 {
-	bool nofault;
 	char *anon;
 	int ret, upd, exp;
 
-	t->r.have_expected = contract_lookup(t->c, t->ops->name, t->pf,
-					     t->m.len, &t->r.expected, &nofault);
+	contract_expect(t);
 	anon = mmap(NULL, t->chk, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (anon == MAP_FAILED)
@@ -565,12 +574,9 @@ out:
 static int cycles_answer(struct lt *t)
 {
 	struct iovec iov = { .iov_base = t->m.addr, .iov_len = t->m.len };
-	bool nofault;
 	int ret;
 
-	t->r.have_expected = contract_lookup(t->c, t->ops->name, t->pf,
-					     t->m.len, &t->r.expected, &nofault);
-	if (t->r.have_expected)
+	if (contract_expect(t))
 		return t->r.expected;
 	t->unchecked = true;
 	ret = io_uring_register_buffers(&t->ring, &iov, 1);
@@ -678,7 +684,7 @@ static long headroom_kb(struct lt *t, size_t limit)
 static int lt_memlock(struct lt *t)
 {
 	size_t kb = t->m.len / KiB, lim_kb;
-	bool nofault, limited;
+	bool limited;
 	long room = -1;
 	struct rlimit rl;
 	int ret;
@@ -698,8 +704,7 @@ static int lt_memlock(struct lt *t)
 		note(t, "%s: not charged against a limit",
 		     have_cap_ipc_lock() ? "CAP_IPC_LOCK" : "RLIMIT_MEMLOCK unlimited or above 1 GiB");
 	}
-	t->r.have_expected = contract_lookup(t->c, t->ops->name, t->pf,
-					     t->m.len, &t->r.expected, &nofault);
+	contract_expect(t);
 	if (limited && (long)kb > room) {
 		t->r.have_expected = true;
 		t->r.expected = -ENOMEM;
@@ -716,20 +721,22 @@ static int lt_memlock(struct lt *t)
 }
 
 static const struct lt_case cases[] = {
-	{ "munmap", lt_munmap, false },
-	{ "fork", lt_fork, false, false, private_types,
-	  "not a private mapping: the child's writes are the parent's by design" },
-	{ "truncate", lt_truncate, false, false, shmem_file_types,
-	  "needs a shmem file (memfd, tmpfs-shared)" },
-	{ "punch", lt_punch, false, false, shmem_file_types,
-	  "needs a shmem file (memfd, tmpfs-shared)" },
-	{ "mremap", lt_mremap, false },
-	{ "unreg-inflight", lt_unreg_inflight, false },
-	{ "close-ring", lt_close_ring, false },
-	{ "update", lt_update, false },
-	{ "cycles", lt_cycles, false, true },
-	{ "memlock", lt_memlock, false, true },
-	{ "limits", NULL, true, true },
+	{ .name = "munmap", .run = lt_munmap },
+	{ .name = "fork", .run = lt_fork, .types = private_types,
+	  .why = "not a private mapping: the child's writes are the parent's by design" },
+	{ .name = "truncate", .run = lt_truncate, .types = shmem_file_types,
+	  .why = "needs a shmem file (memfd, tmpfs-shared)" },
+	{ .name = "punch", .run = lt_punch, .types = shmem_file_types,
+	  .why = "needs a shmem file (memfd, tmpfs-shared)" },
+	{ .name = "mremap", .run = lt_mremap },
+	{ .name = "unreg-inflight", .run = lt_unreg_inflight },
+	{ .name = "close-ring", .run = lt_close_ring },
+	{ .name = "update", .run = lt_update, .refused_too = true },
+	{ .name = "cycles", .run = lt_cycles, .no_target = true,
+	  .refused_too = true },
+	{ .name = "memlock", .run = lt_memlock, .no_target = true,
+	  .refused_too = true },
+	{ .name = "limits", .own_mem = true, .no_target = true },
 };
 
 static void res_str(char *buf, size_t n, int v)
@@ -873,8 +880,7 @@ static int needs_registrable(struct lt *t, const struct lt_case *k)
 	bool nofault;
 	int err;
 
-	if (!strcmp(k->name, "update") || !strcmp(k->name, "memlock") ||
-	    !strcmp(k->name, "cycles"))
+	if (k->refused_too)
 		return 0;
 	if (!contract_lookup(t->c, t->ops->name, t->pf, t->o->size, &err,
 			     &nofault) || !err)
