@@ -5,6 +5,7 @@
  * file B; compare.c is built with main renamed to compare_main.
  */
 #define _GNU_SOURCE
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,29 +16,38 @@
 int compare_main(int argc, char **argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+enum { CSV_A, CSV_B, REPORT, NPATHS };
+
 static char dir[] = "/tmp/longpin-fuzz-compare.XXXXXX";
+static char path[NPATHS][sizeof(dir) + 8];
 
 static void cleanup(void)
 {
-	char path[sizeof(dir) + 16];
-	static const char *const names[] = { "/A.csv", "/B.csv", "/r.md" };
-	size_t i;
+	int i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "%s%s", dir, names[i]);
-		unlink(path);
-	}
+	for (i = 0; i < NPATHS; i++)
+		unlink(path[i]);
 	rmdir(dir);
 }
 
-static int put(const char *name, const uint8_t *data, size_t len)
+/* The temp dir and the paths in it, once per process. */
+static void setup(void)
 {
-	char path[sizeof(dir) + 16];
-	FILE *f;
+	static const char *const name[NPATHS] = { "A.csv", "B.csv", "r.md" };
+	int i;
+
+	if (!mkdtemp(dir))
+		abort();
+	for (i = 0; i < NPATHS; i++)
+		snprintf(path[i], sizeof(path[i]), "%s/%s", dir, name[i]);
+	atexit(cleanup);
+}
+
+static int put(const char *file, const uint8_t *data, size_t len)
+{
+	FILE *f = fopen(file, "w");
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
 	if (!f)
 		return -1;
 	ret = fwrite(data, 1, len, f) == len ? 0 : -1;
@@ -46,24 +56,18 @@ static int put(const char *name, const uint8_t *data, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char a[sizeof(dir) + 8], b[sizeof(dir) + 8], r[sizeof(dir) + 8];
-	char *argv[] = { "longpin-compare", "--report", r, a, b, NULL };
+	char *argv[] = { "longpin-compare", "--report", path[REPORT],
+			 path[CSV_A], path[CSV_B], NULL };
 	const uint8_t *nul = memchr(data, 0, size);
 	size_t alen = nul ? (size_t)(nul - data) : size;
-
-	static int ready;
+	static bool ready;
 
 	if (!ready) {
-		if (!mkdtemp(dir))
-			abort();
-		atexit(cleanup);
-		ready = 1;
+		setup();
+		ready = true;
 	}
-	snprintf(a, sizeof(a), "%s/A.csv", dir);
-	snprintf(b, sizeof(b), "%s/B.csv", dir);
-	snprintf(r, sizeof(r), "%s/r.md", dir);
-	if (put("A.csv", data, alen) ||
-	    put("B.csv", nul ? nul + 1 : data, nul ? size - alen - 1 : size))
+	if (put(path[CSV_A], data, alen) ||
+	    put(path[CSV_B], nul ? nul + 1 : data, nul ? size - alen - 1 : size))
 		abort();
 	optind = 0;
 	compare_main(5, argv);
