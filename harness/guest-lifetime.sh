@@ -22,19 +22,25 @@ src() {
 	esac
 }
 
+# result NAME STATUS OUTPUT: the result line of one longpin run (77: a
+# skip with longpin's reason; a failure also prints the run's output)
+result() {
+	n=$((n + 1))
+	case $2 in
+	0) echo "ok $n $1" ;;
+	77) echo "ok $n $1 # SKIP $(tail -1 "$3")" ;;
+	*) echo "not ok $n $1 (exit $2)"; cat "$3"; bad=1 ;;
+	esac
+}
+
 # lt CASE TYPE ARGS...: one longpin --lifetime run, one result line
 lt() {
 	c=$1 m=$2
 	shift 2
-	n=$((n + 1))
 	rc=0
 	"$LONGPIN" --quiet --lifetime "$c" --mem "$m" $(src "$m") --csv "$out" "$@" \
 		>/tmp/lt.out 2>&1 || rc=$?
-	case $rc in
-	0) echo "ok $n $c $m" ;;
-	77) echo "ok $n $c $m # SKIP $(tail -1 /tmp/lt.out)" ;;
-	*) echo "not ok $n $c $m (exit $rc)"; cat /tmp/lt.out; bad=1 ;;
-	esac
+	result "$c $m" $rc /tmp/lt.out
 }
 
 # Every case on every memory type: longpin itself skips (77, with the
@@ -79,17 +85,11 @@ cycles_all() {
 	done
 	for i in $(seq 1 $k); do
 		eval "p=\$pid_$i m=\$mem_$i"
-		n=$((n + 1))
 		rc=0
 		wait "$p" || rc=$?
 		tail -n +2 "/tmp/cyc.$m.csv" >>"$out" 2>/dev/null
-		case $rc in
-		0) echo "ok $n cycles $m" ;;
-		77) echo "ok $n cycles $m # SKIP $(tail -1 "/tmp/cyc.$m.out")" ;;
-		*) echo "not ok $n cycles $m (exit $rc): $(tail -1 "/tmp/cyc.$m.out")"
-		   bad=1 ;;
-		esac
-		grep '^lifetime-cycles' "/tmp/cyc.$m.out"
+		result "cycles $m" $rc "/tmp/cyc.$m.out"
+		[ $rc = 0 ] && grep '^lifetime-cycles' "/tmp/cyc.$m.out"
 		rm -f "/tmp/cyc.$m.csv" "/tmp/cyc.$m.out"
 	done
 	# rings of exited processes are torn down asynchronously
