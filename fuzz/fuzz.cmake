@@ -12,7 +12,7 @@ if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
     harness/contract.c harness/probe.c harness/util.c ${CONTRACTS_C})
   # the whole of longpin-compare, its main renamed
   add_executable(fuzz-compare fuzz/compare_fuzz.c harness/compare.c
-    harness/csvread.c)
+    harness/compare_report.c harness/compare_plot.c harness/csvread.c)
   target_compile_definitions(fuzz-compare PRIVATE main=compare_main)
   foreach(t fuzz-csvread fuzz-opts fuzz-compare)
     target_include_directories(${t} PRIVATE harness)

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * longpin-compare: what compare.c (reading, joining, main),
+ * compare_report.c (text and markdown sections) and compare_plot.c
+ * (gnuplot data and scripts) share.
+ */
+#ifndef LONGPIN_COMPARE_H
+#define LONGPIN_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "csvread.h"
+
+#define PROG		"longpin-compare"
+#define MAX_FILES	16
+#define EXIT_USAGE	2
+
+enum col {
+	C_SOURCE, C_MEMTYPE, C_PREFAULT, C_SIZE, C_OP, C_FS,
+	C_RESULT, C_ERRNO, C_VERDICT,
+	C_REG, C_CYC_MIN, C_CYC_MED, C_CYC_MAX,
+	C_FIX_MIN, C_FIX_MED, C_FIX_MAX,
+	C_PLN_MIN, C_PLN_MED, C_PLN_MAX,
+	C_RAT_MIN, C_RAT_MED, C_RAT_MAX,
+	C_PROBE_CALLS, C_PROBE_P999, C_PROBE_MAX,
+	NCOLS
+};
+
+struct file {
+	const char *path;
+	char label[64];
+	struct csv csv;
+	int col[NCOLS];
+	size_t *key;		/* key index of each row */
+	int npass, nfail, nunchecked, nother;
+};
+
+struct range {
+	double min, med, max;
+	bool ok;
+};
+
+/* One key on one file: its rows combined. */
+struct cell {
+	int nrows;
+	char res[64];		/* "0", "-EOPNOTSUPP", "mixed 0/-EFAULT" */
+	char verdict[32];	/* "pass", "fail", "pass/fail" */
+	struct range reg, fixed, plain, ratio;
+	struct range probe_calls, probe_p999, probe_max;
+};
+
+struct cmp {
+	struct file file[MAX_FILES];
+	int nfiles, base;
+	char **key;		/* "source,memtype,prefault,size,op[,fs_type]" */
+	size_t nkeys;
+	struct cell *cell;	/* nkeys * nfiles */
+	bool have_probe;
+};
+
+/* compare.c */
+__attribute__((noreturn))
+void die_oom(void);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+__attribute__((format(printf, 1, 2)))
+char *xasprintf(const char *fmt, ...);
+__attribute__((format(printf, 1, 2)))
+int usage_err(const char *fmt, ...);
+void key_label(char *buf, size_t n, const char *key, bool with_pf);
+struct cell *cell_of(const struct cmp *c, size_t k, int fi);
+
+/* compare_report.c */
+void result_text(char *buf, size_t n, const struct cell *cl);
+void write_all(FILE *o, const struct cmp *c, bool md);
+int write_report(const struct cmp *c, const char *path);
+
+/* compare_plot.c */
+int write_plots(const struct cmp *c, const char *dir);
+
+#endif

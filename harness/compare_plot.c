@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * longpin-compare --plots: gnuplot data and scripts for the verdict grid,
+ * registration ns/page and fixed/plain ratio bars; gnuplot runs them when
+ * it is installed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "compare.h"
+
+/* ---- plots ---- */
+
+/* @s as a gnuplot string: no double quote or backslash can end it early. */
+static void gp_str(FILE *o, const char *s)
+{
+	fputc('"', o);
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\\' ? '\'' : *s, o);
+	fputc('"', o);
+}
+
+static int max(int a, int b)
+{
+	return a > b ? a : b;
+}
+
+static unsigned int result_colour(const struct cell *cl)
+{
+	if (!cl->nrows)
+		return 0xbdbdbd;		/* grey: missing */
+	if (!strcmp(cl->res, "0"))
+		return 0x66bb6a;		/* green */
+	if (!strcmp(cl->res, "-EOPNOTSUPP"))
+		return 0xffa726;		/* orange */
+	if (!strcmp(cl->res, "-EFAULT"))
+		return 0xef5350;		/* red */
+	if (!strcmp(cl->res, "-EINVAL"))
+		return 0xab47bc;		/* purple */
+	if (!strncmp(cl->res, "mixed", 5))
+		return 0xfff176;		/* yellow */
+	return 0x42a5f5;			/* blue: any other errno */
+}
+
+static void plot_grid(FILE *dat, FILE *gp, const struct cmp *c)
+{
+	char lab[256], txt[128];
+	size_t k;
+	int i;
+
+	for (k = 0; k < c->nkeys; k++)
+		for (i = 0; i < c->nfiles; i++) {
+			const struct cell *cl = cell_of(c, k, i);
+
+			result_text(txt, sizeof(txt), cl);
+			fprintf(dat, "%d %zu %u ", i, k, result_colour(cl));
+			gp_str(dat, txt[0] == '-' ? txt + 1 : txt);
+			fputc('\n', dat);
+		}
+	fprintf(gp, "set terminal png noenhanced size %d,%zu\nset output 'verdicts.png'\n",
+		max(720, 300 + 140 * c->nfiles), 120 + 18 * c->nkeys);
+	fputs("set title \"Registration result per kernel\\n"
+	      "0 green, EOPNOTSUPP orange, EFAULT red,\\n"
+	      "EINVAL purple, other blue, mixed yellow, missing grey\"\n"
+	      "unset key\nunset border\nset tics scale 0\nset x2tics\nunset xtics\n"
+	      "set style fill solid 1.0 border rgb 'white'\n", gp);
+	fprintf(gp, "set x2range [-0.5:%d.5]\nset xrange [-0.5:%d.5]\n",
+		c->nfiles - 1, c->nfiles - 1);
+	fprintf(gp, "set yrange [%zu.5:-0.5]\nset x2tics (", c->nkeys - 1);
+	for (i = 0; i < c->nfiles; i++) {
+		fputs(i ? ", " : "", gp);
+		gp_str(gp, c->file[i].label);
+		fprintf(gp, " %d", i);
+	}
+	fputs(")\nset ytics (", gp);
+	for (k = 0; k < c->nkeys; k++) {
+		key_label(lab, sizeof(lab), c->key[k], true);
+		fputs(k ? ", " : "", gp);
+		gp_str(gp, lab);
+		fprintf(gp, " %zu", k);
+	}
+	fputs(")\nplot 'verdicts.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fc rgb variable, \\\n"
+	      "     '' using 1:2:4 with labels\n", gp);
+}
+
+/* The harness's prefault=write registrations: one bar group per key. */
+static bool bar_key(const struct cmp *c, size_t k)
+{
+	return !strncmp(c->key[k], "harness,", 8) &&
+	       strstr(c->key[k], ",write,") && strstr(c->key[k], ",register");
+}
+
+static void bar_value(FILE *dat, const struct range *r, bool logscale)
+{
+	if (!r->ok || (logscale && r->med <= 0)) {
+		fputs(" NaN NaN NaN", dat);
+		return;
+	}
+	fprintf(dat, " %g %g %g", r->med,
+		logscale && r->min <= 0 ? r->med : r->min, r->max);
+}
+
+/* @which: 0 registration ns/page, 1 fixed/plain ratio. Returns bars. */
+static int plot_bars(FILE *dat, FILE *gp, const struct cmp *c, int which)
+{
+	const char *name = which ? "ratio" : "reg";
+	char lab[256];
+	int i, n = 0;
+	size_t k;
+
+	for (k = 0; k < c->nkeys; k++) {
+		bool any = false;
+
+		if (!bar_key(c, k))
+			continue;
+		for (i = 0; i < c->nfiles; i++) {
+			const struct cell *cl = cell_of(c, k, i);
+
+			any |= which ? cl->ratio.ok : cl->reg.ok && !strcmp(cl->res, "0");
+		}
+		if (!any)
+			continue;
+		key_label(lab, sizeof(lab), c->key[k], false);
+		gp_str(dat, lab);
+		for (i = 0; i < c->nfiles; i++) {
+			const struct cell *cl = cell_of(c, k, i);
+
+			if (!which && strcmp(cl->res, "0"))
+				fputs(" NaN NaN NaN", dat);
+			else
+				bar_value(dat, which ? &cl->ratio : &cl->reg, !which);
+		}
+		fputc('\n', dat);
+		n++;
+	}
+	fprintf(gp, "set terminal png noenhanced size %d,540\nset output '%s.png'\n",
+		max(640, 300 + n * (30 + 14 * c->nfiles)), name);
+	fprintf(gp, "set title \"%s\\nprefault write; median, error bars min-max\"\n",
+		which ? "Fixed / plain read MiB/s" :
+		"Registration ns per 4 KiB page (registered rows only)");
+	fprintf(gp, "set ylabel '%s'\n%s", which ? "READ_FIXED / READ" : "ns per page (log)",
+		which ? "set yrange [0:*]\n" : "set logscale y\n");
+	fputs("set style data histograms\nset style histogram errorbars gap 1 lw 1\n"
+	      "set style fill solid 0.7 border -1\nset key outside right top vertical\n"
+	      "set xtics rotate by -35 nomirror\nset grid ytics\nset bmargin 9\n"
+	      "set datafile missing 'NaN'\n", gp);
+	if (which)
+		fputs("set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2\n", gp);
+	for (i = 0; i < c->nfiles; i++) {
+		fprintf(gp, "%s'%s.dat' using %d:%d:%d%s title ", i ? ", \\\n     " : "plot ",
+			name, 2 + 3 * i, 3 + 3 * i, 4 + 3 * i, i ? "" : ":xtic(1)");
+		gp_str(gp, c->file[i].label);
+	}
+	fputc('\n', gp);
+	return n;
+}
+
+static int open_pair(const char *dir, const char *name, FILE **dat, FILE **gp)
+{
+	char *d = xasprintf("%s/%s.dat", dir, name);
+	char *g = xasprintf("%s/%s.gp", dir, name);
+	int ret = 0;
+
+	*dat = fopen(d, "w");
+	*gp = *dat ? fopen(g, "w") : NULL;
+	if (!*gp) {
+		ret = usage_err("%s: %s: give a writable --plots directory",
+				*dat ? g : d, strerror(errno));
+		if (*dat)
+			fclose(*dat);
+	}
+	free(d);
+	free(g);
+	return ret;
+}
+
+static int close_pair(const char *dir, const char *name, FILE *dat, FILE *gp)
+{
+	int bad = ferror(dat) | ferror(gp);
+
+	bad |= fclose(dat) | fclose(gp);
+	if (bad)
+		return usage_err("%s/%s: write failed: free some space", dir, name);
+	return 0;
+}
+
+static bool have_prog(const char *prog)
+{
+	const char *path = getenv("PATH");
+	char *copy, *p, *save;
+	bool found = false;
+
+	if (!path)
+		return false;
+	copy = xstrdup(path);
+	for (p = strtok_r(copy, ":", &save); p && !found; p = strtok_r(NULL, ":", &save)) {
+		char *f = xasprintf("%s/%s", *p ? p : ".", prog);
+
+		found = !access(f, X_OK);
+		free(f);
+	}
+	free(copy);
+	return found;
+}
+
+static int run_gnuplot(const char *dir, const char *name)
+{
+	char *gp = xasprintf("%s.gp", name);
+	int status = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (!pid) {
+		if (chdir(dir))
+			_exit(127);
+		execlp("gnuplot", "gnuplot", gp, (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	free(gp);
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return 0;
+	fprintf(stderr, PROG ": gnuplot failed on %s/%s.gp (status %d): the data and scripts are in %s\n",
+		dir, name, status, dir);
+	return 1;
+}
+
+int write_plots(const struct cmp *c, const char *dir)
+{
+	static const char *const name[] = { "verdicts", "reg", "ratio" };
+	bool made[3] = { c->nkeys > 0, false, false };
+	FILE *dat, *gp;
+	int i, ret;
+
+	if (mkdir(dir, 0777) && errno != EEXIST)
+		return usage_err("%s: %s: give a directory that can be created",
+				 dir, strerror(errno));
+	for (i = 0; i < 3; i++) {
+		ret = open_pair(dir, name[i], &dat, &gp);
+		if (ret)
+			return ret;
+		if (i)
+			made[i] = plot_bars(dat, gp, c, i - 1) > 0;
+		else
+			plot_grid(dat, gp, c);
+		ret = close_pair(dir, name[i], dat, gp);
+		if (ret)
+			return ret;
+	}
+	if (!have_prog("gnuplot")) {
+		fprintf(stderr, PROG ": gnuplot not found: wrote the data and scripts to %s; install gnuplot-nox and run 'gnuplot *.gp' there\n",
+			dir);
+		return 0;
+	}
+	ret = 0;
+	printf("\nplots in %s:", dir);
+	for (i = 0; i < 3; i++)
+		if (made[i]) {
+			ret |= run_gnuplot(dir, name[i]);
+			printf(" %s.png", name[i]);
+		}
+	printf("%s\n", made[0] ? "" : " nothing to plot (no rows)");
+	return ret;
+}
+

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * longpin-compare's report: the sections as aligned text (stdout) or as
+ * markdown (--report), from the joined cells.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "compare.h"
+
+struct table {
+	int ncols;
+	size_t nrows;
+	char **cell;		/* nrows * ncols */
+};
+
+/* ---- tables: rendered as aligned text or as markdown ---- */
+
+static void tab_add(struct table *t, const char *const *v)
+{
+	size_t i = t->nrows * t->ncols;
+	int c;
+
+	t->cell = xrealloc(t->cell, (i + t->ncols) * sizeof(*t->cell));
+	for (c = 0; c < t->ncols; c++)
+		t->cell[i + c] = xstrdup(v[c] ? v[c] : "");
+	t->nrows++;
+}
+
+static void tab_free(struct table *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cell[i]);
+	free(t->cell);
+	t->cell = NULL;
+	t->nrows = 0;
+}
+
+static void md_cell(FILE *o, const char *s)
+{
+	fputs("| ", o);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', o);
+		fputc(*s, o);
+	}
+	fputc(' ', o);
+}
+
+/* Row 0 is the header. */
+static void tab_print(FILE *o, const struct table *t, bool md)
+{
+	size_t w[32] = { 0 }, r;
+	int c;
+
+	for (r = 0; r < t->nrows; r++)
+		for (c = 0; c < t->ncols && c < 32; c++)
+			if (strlen(t->cell[r * t->ncols + c]) > w[c])
+				w[c] = strlen(t->cell[r * t->ncols + c]);
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			const char *s = t->cell[r * t->ncols + c];
+
+			if (md)
+				md_cell(o, s);
+			else
+				fprintf(o, "  %-*s",
+					c + 1 < t->ncols ? (int)w[c] : 0, s);
+		}
+		fputs(md ? "|\n" : "\n", o);
+		if (r || !md)
+			continue;
+		for (c = 0; c < t->ncols; c++)
+			fputs("|---", o);
+		fputs("|\n", o);
+	}
+}
+
+/* 3 significant-ish digits: 3401, 64.9, 1.18 */
+static void fmt_num(char *buf, size_t n, double v)
+{
+	double a = fabs(v);
+
+	snprintf(buf, n, a >= 100 ? "%.0f" : a >= 10 ? "%.1f" : "%.2f", v);
+}
+
+static void fmt_range(char *buf, size_t n, const struct range *r)
+{
+	char a[24], b[24], c[24];
+
+	if (!r->ok) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	fmt_num(a, sizeof(a), r->med);
+	fmt_num(b, sizeof(b), r->min);
+	fmt_num(c, sizeof(c), r->max);
+	if (r->min == r->max)
+		snprintf(buf, n, "%s", a);
+	else
+		snprintf(buf, n, "%s [%s-%s]", a, b, c);
+}
+
+/* 2: results differ, 1: missing somewhere, 0: all the same. */
+static int key_state(const struct cmp *c, size_t k)
+{
+	const char *first = NULL;
+	bool missing = false;
+	int i;
+
+	for (i = 0; i < c->nfiles; i++) {
+		const struct cell *cl = cell_of(c, k, i);
+
+		if (!cl->nrows)
+			missing = true;
+		else if (!first)
+			first = cl->res;
+		else if (strcmp(first, cl->res))
+			return 2;
+	}
+	return missing;
+}
+
+/* ---- the sections: text (md false) or markdown ---- */
+
+static void heading(FILE *o, bool md, const char *s)
+{
+	fprintf(o, md ? "\n## %s\n\n" : "\n%s\n", s);
+}
+
+static void sect_files(FILE *o, const struct cmp *c, bool md)
+{
+	struct table t = { .ncols = 6 };
+	char n[5][16];
+	int i;
+
+	heading(o, md, "Kernels and verdicts");
+	tab_add(&t, (const char *[]){ "kernel", "file", "pass", "fail",
+				      "unchecked", "other" });
+	for (i = 0; i < c->nfiles; i++) {
+		const struct file *f = &c->file[i];
+		char lab[80];
+
+		snprintf(lab, sizeof(lab), "%s%s", f->label,
+			 i == c->base ? " (baseline)" : "");
+		snprintf(n[0], 16, "%d", f->npass);
+		snprintf(n[1], 16, "%d", f->nfail);
+		snprintf(n[2], 16, "%d", f->nunchecked);
+		snprintf(n[3], 16, "%d", f->nother);
+		tab_add(&t, (const char *[]){ lab, f->path, n[0], n[1], n[2], n[3] });
+	}
+	tab_print(o, &t, md);
+	tab_free(&t);
+}
+
+/* "file-private write 4M: stock -EOPNOTSUPP, patched 0" */
+static void sect_diffs(FILE *o, const struct cmp *c, bool md)
+{
+	size_t k, ndiff = 0, nmiss = 0;
+	char lab[256];
+	int i, st;
+
+	for (k = 0; k < c->nkeys; k++) {
+		st = key_state(c, k);
+		ndiff += st == 2;
+		nmiss += st == 1;
+	}
+	heading(o, md, "Registration results that differ between kernels");
+	fprintf(o, "%zu of %zu keys differ, %zu are missing on some kernel.\n%s",
+		ndiff, c->nkeys, nmiss, md && ndiff + nmiss ? "\n" : "");
+	for (st = 2; st >= 1; st--)
+		for (k = 0; k < c->nkeys; k++) {
+			const char *sep = ": ";
+
+			if (key_state(c, k) != st)
+				continue;
+			key_label(lab, sizeof(lab), c->key[k], true);
+			fprintf(o, "%s%s", md ? "- " : "  ", lab);
+			for (i = 0; i < c->nfiles; i++, sep = ", ") {
+				const struct cell *cl = cell_of(c, k, i);
+
+				if (cl->nrows)
+					fprintf(o, "%s%s %s", sep, c->file[i].label, cl->res);
+				else
+					fprintf(o, "%smissing on %s", sep, c->file[i].label);
+			}
+			fputc('\n', o);
+		}
+}
+
+void result_text(char *buf, size_t n, const struct cell *cl)
+{
+	if (!cl->nrows)
+		snprintf(buf, n, "missing");
+	else if (strchr(cl->verdict, '/'))
+		snprintf(buf, n, "%s (%s)", cl->res, cl->verdict);
+	else if (!strcmp(cl->verdict, "fail"))
+		snprintf(buf, n, "%s (FAIL)", cl->res);
+	else
+		snprintf(buf, n, "%s", cl->res);
+}
+
+static void sect_results(FILE *o, const struct cmp *c, bool md)
+{
+	struct table t = { .ncols = c->nfiles + 2 };
+	const char *v[MAX_FILES + 2];
+	char buf[MAX_FILES][128], lab[256];
+	size_t k;
+	int i, st;
+
+	heading(o, md, "Registration result per kernel (! differs, ? missing somewhere)");
+	v[0] = "";
+	v[1] = "key";
+	for (i = 0; i < c->nfiles; i++)
+		v[i + 2] = c->file[i].label;
+	tab_add(&t, v);
+	for (st = 2; st >= 0; st--)
+		for (k = 0; k < c->nkeys; k++) {
+			if (key_state(c, k) != st)
+				continue;
+			key_label(lab, sizeof(lab), c->key[k], true);
+			v[0] = st == 2 ? "!" : st == 1 ? "?" : "";
+			v[1] = lab;
+			for (i = 0; i < c->nfiles; i++) {
+				result_text(buf[i], sizeof(buf[i]), cell_of(c, k, i));
+				v[i + 2] = buf[i];
+			}
+			tab_add(&t, v);
+		}
+	tab_print(o, &t, md);
+	tab_free(&t);
+}
+
+static bool has_perf(const struct cell *cl)
+{
+	return cl->reg.ok || cl->fixed.ok || cl->ratio.ok || cl->probe_max.ok;
+}
+
+static void probe_text(char *buf, size_t n, const struct cell *cl)
+{
+	char a[24], b[24], d[24];
+
+	if (!cl->probe_max.ok) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	fmt_num(a, sizeof(a), cl->probe_max.med);
+	fmt_num(b, sizeof(b), cl->probe_p999.ok ? cl->probe_p999.med : NAN);
+	snprintf(d, sizeof(d), "%.0f", cl->probe_calls.ok ? cl->probe_calls.med : NAN);
+	snprintf(buf, n, "%s / %s / %s", a, b, d);
+}
+
+static void sect_perf(FILE *o, const struct cmp *c, bool md)
+{
+	struct table t = { .ncols = c->have_probe ? 7 : 6 };
+	char lab[256], s[5][128];
+	size_t k;
+	int i;
+
+	heading(o, md, "Performance per kernel: median [min-max]");
+	tab_add(&t, (const char *[]){ "key", "kernel", "reg ns/page",
+				      "fixed MiB/s", "plain MiB/s", "fixed/plain",
+				      "mmap probe max / p99.9 us / calls" });
+	for (k = 0; k < c->nkeys; k++)
+		for (i = 0; i < c->nfiles; i++) {
+			const struct cell *cl = cell_of(c, k, i);
+
+			if (!has_perf(cl))
+				continue;
+			key_label(lab, sizeof(lab), c->key[k], true);
+			fmt_range(s[0], sizeof(s[0]), &cl->reg);
+			fmt_range(s[1], sizeof(s[1]), &cl->fixed);
+			fmt_range(s[2], sizeof(s[2]), &cl->plain);
+			fmt_range(s[3], sizeof(s[3]), &cl->ratio);
+			probe_text(s[4], sizeof(s[4]), cl);
+			tab_add(&t, (const char *[]){ lab, c->file[i].label, s[0],
+						      s[1], s[2], s[3], s[4] });
+		}
+	if (t.nrows > 1)
+		tab_print(o, &t, md);
+	else
+		fprintf(o, "%sno performance data\n", md ? "" : "  ");
+	tab_free(&t);
+}
+
+static bool overlap(const struct range *a, const struct range *b)
+{
+	return a->min <= b->max && b->min <= a->max;
+}
+
+/*
+ * @k over @b (or @b over @k for times, @inverse): "x1.31 [1.02-1.60]",
+ * "noise" when the two ranges overlap.
+ */
+static void fmt_rel(char *buf, size_t n, const struct range *b,
+		    const struct range *k, bool inverse)
+{
+	const struct range *num_ = inverse ? b : k, *den = inverse ? k : b;
+	char m[24], lo[24], hi[24];
+
+	if (!b->ok || !k->ok || den->med <= 0 || den->min <= 0) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	fmt_num(m, sizeof(m), num_->med / den->med);
+	fmt_num(lo, sizeof(lo), num_->min / den->max);
+	fmt_num(hi, sizeof(hi), num_->max / den->min);
+	if (!strcmp(lo, hi))	/* one value each: nothing to tell noise by */
+		snprintf(buf, n, "x%s%s", m, overlap(b, k) ? " noise" : " (no spread)");
+	else
+		snprintf(buf, n, "x%s [%s-%s]%s", m, lo, hi,
+			 overlap(b, k) ? " noise" : "");
+}
+
+static void sect_rel(FILE *o, const struct cmp *c, bool md)
+{
+	struct table t = { .ncols = 6 };
+	char lab[256], vs[160], s[4][128];
+	size_t k;
+	int i;
+
+	snprintf(vs, sizeof(vs), "Against the baseline %s: kernel / %s (noise: the [min-max] ranges overlap)",
+		 c->file[c->base].label, c->file[c->base].label);
+	heading(o, md, vs);
+	tab_add(&t, (const char *[]){ "key", "kernel", "registration pages/s",
+				      "fixed MiB/s", "plain MiB/s", "fixed/plain" });
+	for (k = 0; k < c->nkeys; k++)
+		for (i = 0; i < c->nfiles; i++) {
+			const struct cell *b = cell_of(c, k, c->base), *cl = cell_of(c, k, i);
+
+			if (i == c->base || !has_perf(cl) || !has_perf(b))
+				continue;
+			key_label(lab, sizeof(lab), c->key[k], true);
+			/* a refusal's time is not a registration's */
+			if (strcmp(b->res, cl->res))
+				snprintf(s[0], sizeof(s[0]), "- (results differ)");
+			else
+				fmt_rel(s[0], sizeof(s[0]), &b->reg, &cl->reg, true);
+			fmt_rel(s[1], sizeof(s[1]), &b->fixed, &cl->fixed, false);
+			fmt_rel(s[2], sizeof(s[2]), &b->plain, &cl->plain, false);
+			fmt_rel(s[3], sizeof(s[3]), &b->ratio, &cl->ratio, false);
+			tab_add(&t, (const char *[]){ lab, c->file[i].label, s[0],
+						      s[1], s[2], s[3] });
+		}
+	if (t.nrows > 1)
+		tab_print(o, &t, md);
+	else
+		fprintf(o, "%sno key with performance data on the baseline and another kernel\n",
+			md ? "" : "  ");
+	tab_free(&t);
+}
+
+void write_all(FILE *o, const struct cmp *c, bool md)
+{
+	int i;
+
+	if (md) {
+		fputs("# longpin-compare report\n\nFiles:", o);
+		for (i = 0; i < c->nfiles; i++)
+			fprintf(o, " `%s`", c->file[i].path);
+		fputs(".\n", o);
+	}
+	sect_files(o, c, md);
+	sect_diffs(o, c, md);
+	sect_results(o, c, md);
+	sect_perf(o, c, md);
+	if (c->nfiles > 1)
+		sect_rel(o, c, md);
+}
+
+/* ---- output files ---- */
+
+/* Write @len bytes to @path via @path.tmp and rename: all or nothing. */
+static int write_file(const char *path, const char *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp", path);
+	FILE *f = fopen(tmp, "w");
+	int ret = EXIT_USAGE;
+
+	if (!f) {
+		usage_err("%s: %s: give a writable path", tmp, strerror(errno));
+		goto out;
+	}
+	fwrite(data, 1, len, f);
+	if (ferror(f) | fclose(f)) {
+		usage_err("%s: write failed: %s: free some space or pick another path",
+			  tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	if (rename(tmp, path)) {
+		usage_err("%s: %s: give a writable path", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(tmp);
+	return ret;
+}
+
+int write_report(const struct cmp *c, const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ret;
+
+	if (!m)
+		die_oom();
+	write_all(m, c, true);
+	if (fclose(m))
+		die_oom();
+	ret = write_file(path, buf, len);
+	free(buf);
+	return ret;
+}
+
