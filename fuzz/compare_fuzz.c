@@ -2,7 +2,8 @@
 /*
  * libFuzzer target: the whole of longpin-compare (read, join, report) on
  * two CSV files. The input is split at its first NUL byte into file A and
- * file B; compare.c is built with main renamed to compare_main.
+ * file B; compare.c (with compare_report.c and compare_plot.c) is built
+ * with main renamed to compare_main.
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
