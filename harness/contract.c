@@ -4,8 +4,12 @@
  * embedded at build time (cmake/embed.cmake). Each has "match" lines that
  * say which kernels it describes and rows "memtype prefault size expected",
  * first match wins, '*' matches anything, size is '*', '>N' or '<=N'.
- * An optional fifth word "nofault" says that the attempt must not fault
- * any page: resident pages and dirty kB of the buffer stay as they were.
+ * Optional words after the answer: "nofault" says that the attempt must
+ * not fault any page (resident pages and dirty kB of the buffer stay as
+ * they were); "defect" says that the answer is a known kernel defect
+ * (data lost), so that a row matching it reads "defect", never "pass".
+ * A row may start with "lifetime CASE": it gives the answer of that
+ * --lifetime case (by default a case expects 0 where TYPE registers).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -26,12 +30,14 @@ extern const char *const lp_contract_texts[];
 enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH };
 
 struct crow {
+	char lcase[24];			/* "": the registration */
 	char mem[24];
 	int pf;				/* -1: any */
 	char size_op;			/* 0: any, '>' or '<' (<=) */
 	size_t size;
 	int err;			/* 0 or -errno */
 	bool nofault;
+	bool defect;
 };
 
 struct contract {
@@ -60,15 +66,31 @@ static int parse_expected(const char *s, int *err)
 	return 0;
 }
 
+static int parse_flag(struct crow *r, const char *flag)
+{
+	if (!strcmp(flag, "nofault"))
+		r->nofault = true;
+	else if (!strcmp(flag, "defect"))
+		r->defect = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 static int parse_row(struct crow *r, char *line)
 {
-	char mem[24], pf[16], size[24], exp[24], flag[16] = "";
-	int i, n;
+	char mem[24], pf[16], size[24], exp[24], flag[2][16];
+	int i, n, off = 0;
 
-	n = sscanf(line, "%23s %15s %23s %23s %15s", mem, pf, size, exp, flag);
-	if (n < 4 || (n == 5 && strcmp(flag, "nofault")))
+	if (sscanf(line, "lifetime %23s %n", r->lcase, &off) != 1)
+		off = 0;
+	n = sscanf(line + off, "%23s %15s %23s %23s %15s %15s", mem, pf, size,
+		   exp, flag[0], flag[1]);
+	if (n < 4)
 		return -EINVAL;
-	r->nofault = n == 5;
+	for (i = 0; i < n - 4; i++)
+		if (parse_flag(r, flag[i]))
+			return -EINVAL;
 	snprintf(r->mem, sizeof(r->mem), "%s", mem);
 	r->pf = -1;
 	if (strcmp(pf, "*")) {
@@ -241,9 +263,11 @@ void contract_list(void)
 		printf("%s\n", contracts[i].name);
 }
 
-static bool row_matches(const struct crow *r, const char *mem,
-			enum prefault pf, size_t size)
+static bool row_matches(const struct crow *r, const char *lcase,
+			const char *mem, enum prefault pf, size_t size)
 {
+	if (strcmp(r->lcase, lcase ? lcase : ""))
+		return false;
 	if (strcmp(r->mem, "*") && strcmp(r->mem, mem))
 		return false;
 	if (r->pf >= 0 && r->pf != (int)pf)
@@ -255,19 +279,39 @@ static bool row_matches(const struct crow *r, const char *mem,
 	return true;
 }
 
-bool contract_lookup(const struct contract *c, const char *mem,
-		     enum prefault pf, size_t size, int *err, bool *nofault)
+static const struct crow *find_row(const struct contract *c,
+				   const char *lcase, const char *mem,
+				   enum prefault pf, size_t size)
 {
 	int i;
 
-	if (!c)
+	for (i = 0; c && i < c->nrows; i++)
+		if (row_matches(&c->rows[i], lcase, mem, pf, size))
+			return &c->rows[i];
+	return NULL;
+}
+
+bool contract_lookup(const struct contract *c, const char *mem,
+		     enum prefault pf, size_t size, int *err, bool *nofault)
+{
+	const struct crow *r = find_row(c, NULL, mem, pf, size);
+
+	if (!r)
 		return false;
-	for (i = 0; i < c->nrows; i++) {
-		if (row_matches(&c->rows[i], mem, pf, size)) {
-			*err = c->rows[i].err;
-			*nofault = c->rows[i].nofault;
-			return true;
-		}
-	}
-	return false;
+	*err = r->err;
+	*nofault = r->nofault;
+	return true;
+}
+
+bool contract_lookup_case(const struct contract *c, const char *lcase,
+			  const char *mem, enum prefault pf, size_t size,
+			  int *err, bool *defect)
+{
+	const struct crow *r = find_row(c, lcase, mem, pf, size);
+
+	if (!r)
+		return false;
+	*err = r->err;
+	*defect = r->defect;
+	return true;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --lifetime CASE: what happens to a registered buffer when its memory
- * changes under the pin (munmap, fork, truncate, hole punch, mremap), when
+ * changes under the pin (munmap, fork, truncate, hole punch, mremap), whether
+ * what READ_FIXED wrote survives reclaim after the unpin, when
  * it is unregistered with I/O in flight, when the ring goes away without
  * unregistering, when a sparse table slot is updated, over many cycles,
  * at the kernel's limits and at RLIMIT_MEMLOCK. One CSV row per prefault
@@ -38,6 +39,7 @@ struct lt {
 	struct io_uring ring;
 	bool ring_up, registered;
 	bool unchecked;			/* no expected answer known */
+	bool defect;			/* the expected answer is a kernel defect */
 	struct mem m;
 	bool mem_up;
 	int tfd;			/* target file, or -1 */
@@ -396,6 +398,95 @@ static int lt_mremap(struct lt *t)
 	return ret;
 }
 
+/* Bytes of the buffer that no longer hold the pattern READ_FIXED put there. */
+static size_t bytes_lost(struct lt *t)
+{
+	const char *buf = t->m.addr;
+	size_t off, i, n, lost = 0;
+
+	for (off = 0; off < t->m.len; off += n) {
+		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
+		if (!memcmp(buf + off, t->want, n))
+			continue;
+		for (i = 0; i < n; i++)
+			lost += buf[off + i] != t->want[i];
+	}
+	return lost;
+}
+
+/*
+ * Ask reclaim for the buffer's pages. DAX memory is not reclaimed (its
+ * huge device mappings are left alone); hugetlb answers EINVAL. After the
+ * page-out, drop the clean page cache of file types (root only).
+ */
+static void page_out(struct lt *t, const char *when)
+{
+	int fd;
+
+	if (t->m.dax == 1 || (t->ops->flags & MEM_NEEDS_DEV)) {
+		note(t, "DAX: not reclaimable, no page-out %s", when);
+		return;
+	}
+	if (madvise(t->m.addr, t->m.len, MADV_PAGEOUT))
+		note(t, "MADV_PAGEOUT %s: %s", when, errno_name(errno));
+	if (!(t->ops->flags & MEM_FILE) || geteuid())
+		return;
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		note(t, "drop_caches: %s", errno_name(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * READ_FIXED a pattern into the whole buffer, unpin it, reclaim it, read it
+ * back. A write through the bvecs of a fixed buffer dirties neither the PTE
+ * nor the page: unless the unpin marks the pages dirty, reclaim takes them
+ * for clean and drops them (a clean shmem page is a hole) and the data is
+ * lost. @pinned: page out while still registered (the pins keep the pages,
+ * which end up clean and unmapped), unregister, map them again by reading,
+ * page out again.
+ */
+static int reclaim(struct lt *t, bool pinned)
+{
+	char *buf = t->m.addr;
+	size_t off, n, lost;
+	int ret;
+
+	if (t->ops->flags & MEM_RDONLY) {
+		note(t, "%s: the buffer is read-only", t->ops->name);
+		return LT_SKIP;
+	}
+	ret = reg(t);
+	for (off = 0; !ret && off < t->m.len; off += n) {
+		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
+		ret = fixed_io(&t->ring, false, t->tfd, buf + off, n, 0, 0);
+	}
+	if (ret)
+		return ret;
+	if (pinned)
+		page_out(t, "while registered");
+	ret = unreg(t);
+	if (ret)
+		return ret;
+	if (pinned)
+		for (off = 0; off < t->m.len; off += 4096)
+			(void)*(volatile char *)(buf + off);
+	page_out(t, "after unregistering");
+	lost = bytes_lost(t);
+	if (lost) {
+		note(t, "data lost: %zu of %zu bytes differ from what READ_FIXED wrote",
+		     lost, t->m.len);
+		strcpy(t->check, "mismatch");
+		return -EIO;
+	}
+	strcpy(t->check, "ok");
+	return 0;
+}
+
+static int lt_reclaim(struct lt *t) { return reclaim(t, false); }
+static int lt_reclaim_pinned(struct lt *t) { return reclaim(t, true); }
+
 /* Reap @n completions (10 s each at most); counts those of @bs bytes. */
 static int reap(struct lt *t, unsigned int n, unsigned int bs,
 		unsigned int *good)
@@ -729,6 +820,8 @@ static const struct lt_case cases[] = {
 	{ .name = "punch", .run = lt_punch, .types = shmem_file_types,
 	  .why = "needs a shmem file (memfd, tmpfs-shared)" },
 	{ .name = "mremap", .run = lt_mremap },
+	{ .name = "reclaim", .run = lt_reclaim },
+	{ .name = "reclaim-pinned", .run = lt_reclaim_pinned },
 	{ .name = "unreg-inflight", .run = lt_unreg_inflight },
 	{ .name = "close-ring", .run = lt_close_ring },
 	{ .name = "update", .run = lt_update, .refused_too = true },
@@ -758,8 +851,13 @@ static int emit(struct lt *t, const char *op, int result)
 	}
 	if (!r->have_expected)	/* a failed check of the case still fails */
 		r->verdict = r->result == -EIO ? "fail" : "unchecked";
+	else if (r->result != r->expected)
+		r->verdict = "fail";
 	else
-		r->verdict = r->result == r->expected ? "pass" : "fail";
+		r->verdict = t->defect ? "defect" : "pass";
+	if (!strcmp(r->verdict, "defect"))
+		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
+			op, r->mem, prefault_name(r->pf), r->contract, t->note);
 	snprintf(r->io.check, sizeof(r->io.check), "%s", t->check);
 	r->note = t->note;
 	ret = !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;
@@ -787,7 +885,7 @@ static void row_reset(struct lt *t, const char *mem, size_t size)
 			     .pin_rel = -1, .resident = { -1, -1 },
 			     .dirty_kb = { -1, -1 } };
 	t->note[0] = '\0';
-	t->unchecked = false;
+	t->unchecked = t->defect = false;
 	strcpy(t->check, "-");
 	t->r.vmpin[0] = t->r.vmpin[1] = t->r.vmpin[2] = vmpin_kb();
 	/* --concurrent: others pin meanwhile, the deltas would be theirs too */
@@ -897,6 +995,9 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 
 	snprintf(op, sizeof(op), "lifetime-%s", k->name);
 	row_reset(t, t->ops->name, t->o->size);
+	t->r.have_expected = contract_lookup_case(t->c, k->name, t->ops->name,
+						  t->pf, t->o->size,
+						  &t->r.expected, &t->defect);
 	if (k->types && !type_is(t, k->types)) {
 		note(t, "%s: %s", t->ops->name, k->why);
 		return LT_SKIP;
@@ -979,7 +1080,7 @@ int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 			k = &cases[i];
 	if (!k)
 		return lp_err(LP_EUSAGE,
-			      "--lifetime %s: give munmap, fork, truncate, punch, mremap, unreg-inflight, close-ring, update, cycles, memlock or limits",
+			      "--lifetime %s: give munmap, fork, truncate, punch, mremap, reclaim, reclaim-pinned, unreg-inflight, close-ring, update, cycles, memlock or limits",
 			      o->lifetime);
 	if (k->own_mem && strcmp(ops->name, "anon"))
 		return lp_err(LP_SKIP, "--lifetime %s runs on anon memory only (--mem anon)",

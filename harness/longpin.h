@@ -143,6 +143,14 @@ void contract_list(void);
  */
 bool contract_lookup(const struct contract *c, const char *mem,
 		     enum prefault pf, size_t size, int *err, bool *nofault);
+/*
+ * The answer of --lifetime @lcase for @mem, when the contract has a
+ * "lifetime CASE" row for it; *defect: that answer is a known kernel
+ * defect (the row's verdict is "defect", not "pass").
+ */
+bool contract_lookup_case(const struct contract *c, const char *lcase,
+			  const char *mem, enum prefault pf, size_t size,
+			  int *err, bool *defect);
 
 /* io.c: fixed-buffer I/O on a registered buffer */
 struct stat3 { double min, med, max; };

@@ -1,11 +1,13 @@
 # longpin --lifetime CASE: host tests on this machine's kernel, and one
 # boot per kernel running every case (tests/lifetime.sh, harness/guest-lifetime.sh).
-foreach(case munmap fork truncate punch mremap unreg-inflight close-ring
+foreach(case munmap fork truncate punch mremap reclaim reclaim-pinned
+    unreg-inflight close-ring
     update cycles limits memlock)
   lp_test(lifetime/${case} ${LP_TESTS}/lifetime.sh ${case})
 endforeach()
 # they reserve huge pages (vm.nr_hugepages, put back after)
 set_tests_properties(lifetime/munmap lifetime/fork lifetime/mremap
+  lifetime/reclaim lifetime/reclaim-pinned
   lifetime/unreg-inflight lifetime/close-ring lifetime/update
   PROPERTIES RESOURCE_LOCK hugepages)
 # system-wide pin counters: nothing else of ours runs meanwhile
