@@ -205,6 +205,8 @@ static void count_verdicts(struct file *f)
 			f->npass++;
 		else if (!strcmp(v, "fail"))
 			f->nfail++;
+		else if (!strcmp(v, "defect"))
+			f->ndefect++;
 		else if (!strcmp(v, "unchecked"))
 			f->nunchecked++;
 		else

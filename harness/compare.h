@@ -34,7 +34,7 @@ struct file {
 	struct csv csv;
 	int col[NCOLS];
 	size_t *key;		/* key index of each row */
-	int npass, nfail, nunchecked, nother;
+	int npass, nfail, ndefect, nunchecked, nother;
 };
 
 struct range {
@@ -46,7 +46,7 @@ struct range {
 struct cell {
 	int nrows;
 	char res[64];		/* "0", "-EOPNOTSUPP", "mixed 0/-EFAULT" */
-	char verdict[32];	/* "pass", "fail", "pass/fail" */
+	char verdict[32];	/* "pass", "fail", "defect", "pass/fail" */
 	struct range reg, fixed, plain, ratio;
 	struct range probe_calls, probe_p999, probe_max;
 };

@@ -34,6 +34,8 @@ static unsigned int result_colour(const struct cell *cl)
 {
 	if (!cl->nrows)
 		return 0xbdbdbd;		/* grey: missing */
+	if (strstr(cl->verdict, "defect"))
+		return 0x8d6e63;		/* brown: data lost */
 	if (!strcmp(cl->res, "0"))
 		return 0x66bb6a;		/* green */
 	if (!strcmp(cl->res, "-EOPNOTSUPP"))
@@ -64,9 +66,9 @@ static void plot_grid(FILE *dat, FILE *gp, const struct cmp *c)
 		}
 	fprintf(gp, "set terminal png noenhanced size %d,%zu\nset output 'verdicts.png'\n",
 		max(720, 300 + 140 * c->nfiles), 120 + 18 * c->nkeys);
-	fputs("set title \"Registration result per kernel\\n"
-	      "0 green, EOPNOTSUPP orange, EFAULT red,\\n"
-	      "EINVAL purple, other blue, mixed yellow, missing grey\"\n"
+	fputs("set title \"Result per kernel\\n"
+	      "0 green, EOPNOTSUPP orange, EFAULT red, EINVAL purple,\\n"
+	      "other blue, mixed yellow, missing grey, DATA LOST brown\"\n"
 	      "unset key\nunset border\nset tics scale 0\nset x2tics\nunset xtics\n"
 	      "set style fill solid 1.0 border rgb 'white'\n", gp);
 	fprintf(gp, "set x2range [-0.5:%d.5]\nset xrange [-0.5:%d.5]\n",

@@ -136,13 +136,14 @@ static void heading(FILE *o, bool md, const char *s)
 
 static void sect_files(FILE *o, const struct cmp *c, bool md)
 {
-	struct table t = { .ncols = 6 };
+	struct table t = { .ncols = 7 };
 	char n[5][16];
 	int i;
 
 	heading(o, md, "Kernels and verdicts");
 	tab_add(&t, (const char *[]){ "kernel", "file", "pass", "fail",
-				      "unchecked", "other" });
+				      "data lost (defect)", "unchecked",
+				      "other" });
 	for (i = 0; i < c->nfiles; i++) {
 		const struct file *f = &c->file[i];
 		char lab[80];
@@ -153,10 +154,42 @@ static void sect_files(FILE *o, const struct cmp *c, bool md)
 		snprintf(n[1], 16, "%d", f->nfail);
 		snprintf(n[2], 16, "%d", f->nunchecked);
 		snprintf(n[3], 16, "%d", f->nother);
-		tab_add(&t, (const char *[]){ lab, f->path, n[0], n[1], n[2], n[3] });
+		snprintf(n[4], 16, "%d", f->ndefect);
+		tab_add(&t, (const char *[]){ lab, f->path, n[0], n[1], n[4],
+					      n[2], n[3] });
 	}
 	tab_print(o, &t, md);
 	tab_free(&t);
+}
+
+/*
+ * Rows whose verdict is "defect": the kernel answered what its contract
+ * says, and that answer is a known kernel defect that loses data.
+ */
+static void sect_defects(FILE *o, const struct cmp *c, bool md)
+{
+	size_t k, n = 0;
+	char lab[256];
+	int i;
+
+	for (i = 0; i < c->nfiles; i++)
+		n += c->file[i].ndefect;
+	if (!n)
+		return;
+	heading(o, md, "Data lost: known kernel defects");
+	fprintf(o, "These rows answered what the kernel's contract expects, and the answer is\n"
+		"data loss (a known defect of that kernel, not a pass):\n%s",
+		md ? "\n" : "");
+	for (k = 0; k < c->nkeys; k++)
+		for (i = 0; i < c->nfiles; i++) {
+			const struct cell *cl = cell_of(c, k, i);
+
+			if (!cl->nrows || !strstr(cl->verdict, "defect"))
+				continue;
+			key_label(lab, sizeof(lab), c->key[k], true);
+			fprintf(o, "%s%s: %s %s\n", md ? "- " : "  ", lab,
+				c->file[i].label, cl->res);
+		}
 }
 
 /* "file-private write 4M: stock -EOPNOTSUPP, patched 0" */
@@ -202,6 +235,8 @@ void result_text(char *buf, size_t n, const struct cell *cl)
 		snprintf(buf, n, "%s (%s)", cl->res, cl->verdict);
 	else if (!strcmp(cl->verdict, "fail"))
 		snprintf(buf, n, "%s (FAIL)", cl->res);
+	else if (!strcmp(cl->verdict, "defect"))
+		snprintf(buf, n, "%s (DATA LOST)", cl->res);
 	else
 		snprintf(buf, n, "%s", cl->res);
 }
@@ -367,6 +402,7 @@ void write_all(FILE *o, const struct cmp *c, bool md)
 		fputs(".\n", o);
 	}
 	sect_files(o, c, md);
+	sect_defects(o, c, md);
 	sect_diffs(o, c, md);
 	sect_results(o, c, md);
 	sect_perf(o, c, md);

@@ -37,8 +37,8 @@ join)
 	has "$T/out" "file-private write 4M: stock -EOPNOTSUPP, patched 0"
 	has "$T/out" "sysv-shm write 4M: stock -EOPNOTSUPP, patched 0"
 	hasnt "$T/out" "anon write 4M: stock"
-	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0$' "$T/out" || fail "stock verdict counts"
-	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0$' "$T/out" || fail "patched verdict counts"
+	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0 +0$' "$T/out" || fail "stock verdict counts"
+	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0 +0$' "$T/out" || fail "patched verdict counts"
 	# patched anon write: two rows 48 and 52 ns/page, median 50; stock 100.
 	# pages/s patched over stock = 100/50, range 90/55 .. 110/45.
 	rel_row "anon write 4M" | grep -qF "x2.00 [1.64-2.44]" || fail "registration ratio is not x2.00 [1.64-2.44]"
@@ -109,8 +109,26 @@ mixed)
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "anon write 4M: stock 0, patched mixed 0/-EFAULT"
 	grep -qE '^  !  anon write 4M +0 +mixed 0/-EFAULT \(pass/fail\)' "$T/out" || fail "mixed verdicts not shown"
-	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0$' "$T/out" || fail "fail not counted"
+	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0 +0$' "$T/out" || fail "fail not counted"
 	pass "repeats that disagree are shown as mixed" ;;
+defect)
+	# a lifetime-reclaim row that lost data as its contract expects
+	# (verdict "defect"): counted apart, listed, DATA LOST in the table,
+	# brown in the verdict grid; never a pass
+	cp "$D/stock.csv" "$T/stock.csv"
+	cp "$D/patched.csv" "$T/patched.csv"
+	grep ',anon,write,' "$D/stock.csv" | head -1 |
+		awk -F, -v OFS=, '{ $6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = -5; $14 = "EIO"; $15 = -5; $16 = "defect"; print }' >>"$T/stock.csv"
+	grep ',anon,write,' "$D/patched.csv" | head -1 |
+		awk -F, -v OFS=, '{ $6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = 0; $14 = "-"; $15 = 0; $16 = "pass"; print }' >>"$T/patched.csv"
+	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0$' "$T/out" || fail "defect not counted apart"
+	has "$T/out" "Data lost: known kernel defects"
+	has "$T/out" "lifetime-reclaim memfd read 4M: stock -EIO"
+	grep -qE 'lifetime-reclaim memfd read 4M +-EIO \(DATA LOST\) +0' "$T/out" || fail "no DATA LOST in the table"
+	grep -q '9268835 "EIO (DATA LOST)"' "$T/plots/verdicts.dat" || fail "the grid cell is not brown"
+	pass "a defect row: counted apart, listed under data lost, DATA LOST in the table and brown in the grid" ;;
 fs-split)
 	# file-shared on ext4 and xfs in one file (CRLF line ends): keyed by
 	# fs_type, the xfs row differs.
