@@ -1,6 +1,7 @@
 #!/bin/sh
-# guest-lifetime.sh [OUT.csv]: inside a vm/longpin-vm guest, every
-# --lifetime case on the memory types it applies to, one boot for all.
+# guest-lifetime.sh [OUT.csv [CASE...]]: inside a vm/longpin-vm guest, every
+# --lifetime case on the memory types it applies to, one boot for all
+# (with CASEs: only those per-type cases, e.g. reclaim reclaim-pinned).
 # KTAP-like lines ("ok N CASE TYPE", "# SKIP reason"); exit 1 if a case
 # failed. RLIMIT_MEMLOCK rows need lp-runas (tests/lifetime.sh builds it
 # and adds it as /usr/bin/lp-runas): as uid 65534 with a 64 kB limit.
@@ -46,7 +47,17 @@ lt() {
 # Every case on every memory type: longpin itself skips (77, with the
 # reason) a type the case does not apply to or the kernel refuses.
 types=$("$LONGPIN" --list)
-for c in munmap fork truncate punch mremap; do
+if [ $# -gt 1 ]; then
+	shift
+	for c in "$@"; do
+		for m in $types; do
+			lt $c $m --size 4M --prefault all
+		done
+	done
+	echo "1..$n"
+	exit $bad
+fi
+for c in munmap fork truncate punch mremap reclaim reclaim-pinned; do
 	for m in $types; do
 		lt $c $m --size 4M --prefault all
 	done

@@ -1,12 +1,16 @@
 #!/bin/sh
 # guest-run.sh: what the main job (./run.sh) runs inside one kernel, in a
-# vm/longpin-vm guest: the matrix, the registration benchmarks and, when
-# present, the fio jobs. Results in /results (matrix.csv, bench.csv, fio/).
+# vm/longpin-vm guest: the matrix, the reclaim cases, the registration
+# benchmarks and, when present, the fio jobs. Results in /results (matrix.csv, bench.csv, fio/).
 set -u
 here=$(dirname "$0")
 bad=0
 echo "# matrix"
 LONGPIN_ARGS=${LONGPIN_ARGS:---cycles 3} sh "$here/guest-matrix.sh" /results/matrix.csv || bad=1
+# does what READ_FIXED wrote survive the unpin and reclaim? (every type and
+# prefault; rows in the same CSV, so that the comparison shows data loss)
+echo "# reclaim"
+sh "$here/guest-lifetime.sh" /results/matrix.csv reclaim reclaim-pinned || bad=1
 if [ "${LONGPIN_NO_BENCH:-0}" = 0 ]; then
 	echo "# benchmarks"
 	LONGPIN_FILE_DIR=$LONGPIN_EXT4 TMPDIR=$LONGPIN_EXT4 sh "$here/bench.sh" /results/bench.csv || bad=1
