@@ -27,7 +27,7 @@ extern const char *const lp_contract_texts[];
 
 #define MAX_ROWS 64
 
-enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH };
+enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH, M_VMSTAT };
 
 struct crow {
 	char lcase[24];			/* "": the registration */
@@ -44,7 +44,7 @@ struct contract {
 	char name[32];
 	enum match_kind match;
 	int major, minor;
-	char path[128];
+	char path[128];			/* M_PATH: a path; M_VMSTAT: a name */
 	int nrows;
 	struct crow rows[MAX_ROWS];
 };
@@ -126,6 +126,10 @@ static int parse_match(struct contract *c, const char *arg)
 		c->match = M_PATH;
 		return sscanf(arg + 5, "%127s", c->path) == 1 ? 0 : -EINVAL;
 	}
+	if (!strncmp(arg, "vmstat ", 7)) {
+		c->match = M_VMSTAT;
+		return sscanf(arg + 7, "%127s", c->path) == 1 ? 0 : -EINVAL;
+	}
 	return -EINVAL;
 }
 
@@ -196,6 +200,8 @@ static int match_score(const struct contract *c, int major, int minor)
 	switch (c->match) {
 	case M_PATH:
 		return access(c->path, F_OK) == 0 ? 3 : 0;
+	case M_VMSTAT:
+		return vmstat_value(c->path) >= 0 ? 3 : 0;
 	case M_KERNEL_EQ:
 		return major == c->major && minor == c->minor ? 2 : 0;
 	case M_KERNEL_GE:
@@ -229,6 +235,9 @@ const struct contract *contract_select(const char **why)
 			 rel);
 	else if (best->match == M_PATH)
 		snprintf(buf, sizeof(buf), "contract %s: %s exists",
+			 best->name, best->path);
+	else if (best->match == M_VMSTAT)
+		snprintf(buf, sizeof(buf), "contract %s: /proc/vmstat has %s",
 			 best->name, best->path);
 	else
 		snprintf(buf, sizeof(buf), "contract %s: kernel %s is %s%d.%d",

@@ -127,6 +127,7 @@ long meminfo_kb(const char *key);
 
 #define LP_NR_KCOUNTERS 4
 extern const char *const kcounter_names[LP_NR_KCOUNTERS];
+long vmstat_value(const char *name);
 bool kcounters_present(void);
 int kcounters_read(long out[LP_NR_KCOUNTERS]);
 

@@ -133,36 +133,37 @@ bool have_cap_ipc_lock(void)
 }
 
 /*
- * Counters of the patched kernel (kernel-patches/): pages pinned by
- * GUP-fast and by the slow path for FOLL_LONGTERM, and refusals.
+ * vm events of the patched kernel (kernel-patches/), in /proc/vmstat:
+ * FOLL_LONGTERM pages pinned by GUP-fast and by the slow path, and
+ * long-term pins refused for fsdax and for file mappings.
  */
-#define KC_DIR "/sys/kernel/mm/gup_longterm/"
 const char *const kcounter_names[LP_NR_KCOUNTERS] = {
-	"fast_pages", "slow_pages", "refused_fsdax", "refused_file",
+	"gup_longterm_fast_pages", "gup_longterm_slow_pages",
+	"gup_longterm_refused_fsdax", "gup_longterm_refused_file",
 };
+
+/* Value of "NAME N" in /proc/vmstat, or -1. */
+long vmstat_value(const char *name)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s ", name);
+	return proc_kv("/proc/vmstat", key);
+}
 
 bool kcounters_present(void)
 {
-	return access(KC_DIR, F_OK) == 0;
+	return vmstat_value(kcounter_names[0]) >= 0;
 }
 
 int kcounters_read(long out[LP_NR_KCOUNTERS])
 {
-	char path[128], buf[32];
-	int i, fd;
-	ssize_t n;
+	int i;
 
 	for (i = 0; i < LP_NR_KCOUNTERS; i++) {
-		snprintf(path, sizeof(path), KC_DIR "%s", kcounter_names[i]);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			return -errno;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return -EIO;
-		buf[n] = '\0';
-		out[i] = strtol(buf, NULL, 10);
+		out[i] = vmstat_value(kcounter_names[i]);
+		if (out[i] < 0)
+			return -ENOENT;
 	}
 	return 0;
 }
