@@ -31,7 +31,7 @@ enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH, M_VMSTAT };
 
 struct crow {
 	char lcase[24];			/* "": the registration */
-	char mem[24];
+	char mem[32];
 	int pf;				/* -1: any */
 	char size_op;			/* 0: any, '>' or '<' (<=) */
 	size_t size;
@@ -79,12 +79,12 @@ static int parse_flag(struct crow *r, const char *flag)
 
 static int parse_row(struct crow *r, char *line)
 {
-	char mem[24], pf[16], size[24], exp[24], flag[2][16];
+	char mem[32], pf[16], size[24], exp[24], flag[2][16];
 	int i, n, off = 0;
 
 	if (sscanf(line, "lifetime %23s %n", r->lcase, &off) != 1)
 		off = 0;
-	n = sscanf(line + off, "%23s %15s %23s %23s %15s %15s", mem, pf, size,
+	n = sscanf(line + off, "%31s %15s %23s %23s %15s %15s", mem, pf, size,
 		   exp, flag[0], flag[1]);
 	if (n < 4)
 		return -EINVAL;

@@ -17,9 +17,9 @@ n=0 bad=0
 src() {
 	case $1 in
 	tmpfs-*) echo "--dir $tmpfs" ;;
-	file-*) echo "--dir $ext4" ;;
+	*file-*) echo "--dir $ext4" ;;
 	fsdax-*) echo "--dir ${LONGPIN_DAX_EXT4:-none}" ;;
-	devdax) echo "--dev ${LONGPIN_DEVDAX:-none}" ;;
+	*devdax) echo "--dev ${LONGPIN_DEVDAX:-none}" ;;
 	esac
 }
 
@@ -87,7 +87,7 @@ cycles_all() {
 	a0=$1 r0=$2 t0=$(date +%s) k=0
 	for m in $types; do
 		sz=64K
-		case $m in *huge*|*thp*|devdax) sz=2M ;; esac
+		case $m in *huge*|*thp*|devdax) sz=2M ;; *devdax) sz=4M ;; esac
 		"$LONGPIN" --lifetime cycles --concurrent --cycles "$cyc" --mem "$m" \
 			$(src "$m") --size $sz --prefault write --csv "/tmp/cyc.$m.csv" \
 			>"/tmp/cyc.$m.out" 2>&1 &

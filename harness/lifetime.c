@@ -362,7 +362,7 @@ static int lt_mremap(struct lt *t)
 	char *old = t->m.addr, *new;
 	int ret;
 
-	if (!strcmp(t->ops->name, "mixed") || (t->ops->flags & MEM_RDONLY) ||
+	if ((t->ops->flags & (MEM_MULTI | MEM_RDONLY)) ||
 	    (!t->m.shm && (t->m.map != t->m.addr || t->m.map_len != t->m.len))) {
 		note(t, "%s: the buffer is not one whole writable mapping",
 		     t->ops->name);

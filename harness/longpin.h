@@ -32,6 +32,7 @@ enum {
 	MEM_THP		= 1 << 3,	/* size multiple of the PMD size */
 	MEM_RDONLY	= 1 << 4,	/* the CPU cannot write the buffer */
 	MEM_FILE	= 1 << 5,	/* backed by a file in --dir */
+	MEM_MULTI	= 1 << 6,	/* one buffer over several VMAs (or a hole) */
 };
 
 struct opts {

@@ -6,10 +6,10 @@
 # Environment (all optional):
 #   LONGPIN            the binary (default: longpin in PATH)
 #   LONGPIN_SIZE       buffer size (default 16M)
-#   LONGPIN_FILE_DIR   page-cache directory (ext4, xfs) for file-*
+#   LONGPIN_FILE_DIR   page-cache directory (ext4, xfs) for *file-*
 #   LONGPIN_TMPFS_DIR  tmpfs directory for tmpfs-* (default /dev/shm)
 #   LONGPIN_DAX_DIR    DAX mount for fsdax-*
-#   LONGPIN_DEVDAX     /dev/daxX.Y for devdax
+#   LONGPIN_DEVDAX     /dev/daxX.Y for *devdax
 #   LONGPIN_ARGS       more longpin options, e.g. "--ios 512 --repeat 3"
 #   LONGPIN_TYPES      memory types to run, comma separated (default: all)
 # Huge pages for the hugetlb types are reserved when root and given back.
@@ -53,12 +53,12 @@ for mem in $types; do
 	why=
 	set -- --mem "$mem" --size "$size" --prefault all --csv "$out" --quiet
 	case $mem in
-	file-*) [ -n "${LONGPIN_FILE_DIR:-}" ] && set -- "$@" --dir "$LONGPIN_FILE_DIR" ||
+	*file-*) [ -n "${LONGPIN_FILE_DIR:-}" ] && set -- "$@" --dir "$LONGPIN_FILE_DIR" ||
 		why="no page-cache directory (LONGPIN_FILE_DIR)" ;;
 	tmpfs-*) set -- "$@" --dir "${LONGPIN_TMPFS_DIR:-/dev/shm}" ;;
 	fsdax-*) [ -n "${LONGPIN_DAX_DIR:-}" ] && set -- "$@" --dir "$LONGPIN_DAX_DIR" ||
 		why="no DAX mount (LONGPIN_DAX_DIR)" ;;
-	devdax) [ -n "${LONGPIN_DEVDAX:-}" ] && set -- "$@" --dev "$LONGPIN_DEVDAX" ||
+	*devdax) [ -n "${LONGPIN_DEVDAX:-}" ] && set -- "$@" --dev "$LONGPIN_DEVDAX" ||
 		why="no device-dax (LONGPIN_DEVDAX)" ;;
 	esac
 	if [ -n "$why" ]; then

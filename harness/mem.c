@@ -25,6 +25,8 @@ static const struct mem_ops *const backends[] = {
 	&mem_file_shared_ops, &mem_file_private_ops,
 	&mem_fsdax_shared_ops, &mem_fsdax_private_ops,
 	&mem_devdax_ops, &mem_readonly_ops, &mem_mixed_ops,
+	&mem_anon_file_ops, &mem_file_pair_ops, &mem_anon_hole_ops,
+	&mem_anon_devdax_ops,
 };
 
 const struct mem_ops *mem_find(const char *name)

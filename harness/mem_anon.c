@@ -110,6 +110,33 @@ static int mixed_setup(struct mem *m, const struct opts *o)
 	return LP_OK;
 }
 
+/* One buffer: private anon, then a hole (nothing mapped). */
+static int hole_setup(struct mem *m, const struct opts *o)
+{
+	size_t half = o->size / 2 & ~(size_t)4095;
+	int ret;
+
+	if (half < 4096)
+		return lp_err(LP_EUSAGE,
+			      "anon+hole: --size %zu is under two pages: give at least 8K",
+			      o->size);
+	ret = mem_map_anon(m, o->size, 0, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS);
+	if (ret)
+		return lp_err(LP_SKIP, "anon+hole: mmap: %s", strerror(-ret));
+	munmap((char *)m->addr + half, o->size - half);
+	return LP_OK;
+}
+
+/* Touch the mapped half only: the other is a hole. */
+static int hole_populate(struct mem *m, enum prefault pf)
+{
+	struct mem half = *m;
+
+	half.len = m->len / 2 & ~(size_t)4095;
+	return mem_populate(&half, pf);
+}
+
 const struct mem_ops mem_anon_ops = {
 	.name = "anon",
 	.help = "private anonymous memory (MAP_PRIVATE|MAP_ANONYMOUS)",
@@ -140,5 +167,14 @@ const struct mem_ops mem_readonly_ops = {
 const struct mem_ops mem_mixed_ops = {
 	.name = "mixed",
 	.help = "one buffer over two VMAs: private anon, then a shared memfd",
+	.flags = MEM_MULTI,
 	.setup = mixed_setup,
+};
+
+const struct mem_ops mem_anon_hole_ops = {
+	.name = "anon+hole",
+	.help = "one buffer: private anon, then a hole where nothing is mapped",
+	.flags = MEM_MULTI,
+	.setup = hole_setup,
+	.populate = hole_populate,
 };

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* devdax: a device-dax character device (--dev /dev/daxX.Y), MAP_SHARED. */
+/*
+ * devdax: a device-dax character device (--dev /dev/daxX.Y), MAP_SHARED;
+ * anon+devdax: one buffer of private anon, then the device.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -55,7 +58,8 @@ static int devdax_check(const char *dev, dev_t rdev, size_t size)
 	return LP_OK;
 }
 
-static int devdax_setup(struct mem *m, const struct opts *o)
+/* Open --dev after checking that @size of it can be mapped. */
+static int devdax_open(struct mem *m, const struct opts *o, size_t size)
 {
 	struct stat st;
 	int ret;
@@ -68,18 +72,56 @@ static int devdax_setup(struct mem *m, const struct opts *o)
 		return lp_err(LP_EUSAGE,
 			      "--dev %s is not a character device: give a device-dax node /dev/daxX.Y",
 			      o->dev);
-	ret = devdax_check(o->dev, st.st_rdev, o->size);
+	ret = devdax_check(o->dev, st.st_rdev, size);
 	if (ret != LP_OK)
 		return ret;
 	m->fd = open(o->dev, O_RDWR | O_CLOEXEC);
 	if (m->fd < 0)
 		return lp_err(LP_EUSAGE, "--dev %s: open: %s", o->dev,
 			      strerror(errno));
+	strcpy(m->fs_type, "devdax");
+	return LP_OK;
+}
+
+static int devdax_setup(struct mem *m, const struct opts *o)
+{
+	int ret = devdax_open(m, o, o->size);
+
+	if (ret != LP_OK)
+		return ret;
 	ret = mem_map_fd(m, m->fd, o->size, MAP_SHARED);
 	if (ret)
 		return lp_err(LP_SKIP, "devdax: mmap of %s: %s", o->dev,
 			      strerror(-ret));
-	strcpy(m->fs_type, "devdax");
+	return LP_OK;
+}
+
+/*
+ * Private anon, then the device from its start: the halves meet at an
+ * address aligned like the device (2 MiB), so the size is checked as
+ * twice the device part.
+ */
+static int anon_devdax_setup(struct mem *m, const struct opts *o)
+{
+	size_t half = o->size / 2;
+	int ret = devdax_open(m, o, half);
+	char *p;
+
+	if (ret != LP_OK)
+		return ret;
+	if (o->size % (4 * MiB))
+		return lp_err(LP_EUSAGE,
+			      "anon+devdax: --size %zu is not a multiple of 4M (two halves aligned to the device's 2M): use %zuM",
+			      o->size, (o->size / (4 * MiB) + 1) * 4);
+	ret = mem_map_anon(m, o->size, 2 * MiB, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS);
+	if (ret)
+		return lp_err(LP_SKIP, "anon+devdax: mmap: %s", strerror(-ret));
+	p = m->addr;
+	if (mmap(p + half, half, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 m->fd, 0) == MAP_FAILED)
+		return lp_err(LP_SKIP, "anon+devdax: mmap of %s: %s", o->dev,
+			      strerror(errno));
 	return LP_OK;
 }
 
@@ -88,4 +130,11 @@ const struct mem_ops mem_devdax_ops = {
 	.help = "a device-dax device (--dev /dev/daxX.Y) mapped MAP_SHARED",
 	.flags = MEM_NEEDS_DEV,
 	.setup = devdax_setup,
+};
+
+const struct mem_ops mem_anon_devdax_ops = {
+	.name = "anon+devdax",
+	.help = "one buffer over two VMAs: private anon, then a device-dax device (--dev)",
+	.flags = MEM_NEEDS_DEV | MEM_MULTI,
+	.setup = anon_devdax_setup,
 };

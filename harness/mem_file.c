@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * File mappings: tmpfs-{shared,private} (shmem), file-{shared,private}
- * (page cache of --dir) and fsdax-{shared,private} (a DAX file in --dir).
- * The kind of file is checked, not assumed: fs type from fstatfs(),
- * DAX from statx() STATX_ATTR_DAX.
+ * (page cache of --dir) and fsdax-{shared,private} (a DAX file in --dir),
+ * and two buffers over two VMAs that end in a shared page-cache mapping
+ * (anon+file-shared, file-private+file-shared). The kind of file is
+ * checked, not assumed: fs type from fstatfs(), DAX from statx()
+ * STATX_ATTR_DAX.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -91,3 +94,65 @@ FILE_BACKEND(fsdax_shared, "fsdax-shared", FK_DAX, MAP_SHARED,
 	     MEM_NEEDS_DIR, "a file on a DAX mount (--dir) mapped MAP_SHARED");
 FILE_BACKEND(fsdax_private, "fsdax-private", FK_DAX, MAP_PRIVATE,
 	     MEM_NEEDS_DIR, "a file on a DAX mount (--dir) mapped MAP_PRIVATE");
+
+/*
+ * One buffer over two VMAs: the first half @first_flags (0: private
+ * anonymous, else a MAP_PRIVATE mapping of the first half of the file),
+ * the second half a MAP_SHARED mapping of the file's second half.
+ */
+static int file_pair_setup(struct mem *m, const struct opts *o,
+			   int first_flags, const char *name)
+{
+	size_t half = o->size / 2 & ~(size_t)4095;
+	char *p;
+	int ret;
+
+	if (half < 4096)
+		return lp_err(LP_EUSAGE,
+			      "%s: --size %zu is under two pages: give at least 8K",
+			      name, o->size);
+	ret = mem_tmpfile(m, o->dir, o->size);
+	if (ret == LP_OK)
+		ret = file_kind_check(m, o->dir, FK_PAGECACHE, "file-shared");
+	if (ret != LP_OK)
+		return ret;
+	ret = mem_map_anon(m, o->size, 0, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS);
+	if (ret)
+		return lp_err(LP_SKIP, "%s: mmap: %s", name, strerror(-ret));
+	p = m->addr;
+	if ((first_flags ?
+	     mmap(p, half, PROT_READ | PROT_WRITE, first_flags | MAP_FIXED,
+		  m->fd, 0) :
+	     mmap(p, half, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0)) == MAP_FAILED ||
+	    mmap(p + half, o->size - half, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, m->fd, half) == MAP_FAILED)
+		return lp_err(LP_SKIP, "%s: mmap of a %s file: %s", name,
+			      m->fs_type, strerror(errno));
+	return LP_OK;
+}
+
+static int anon_file_setup(struct mem *m, const struct opts *o)
+{
+	return file_pair_setup(m, o, 0, "anon+file-shared");
+}
+
+static int file_pair_private_setup(struct mem *m, const struct opts *o)
+{
+	return file_pair_setup(m, o, MAP_PRIVATE, "file-private+file-shared");
+}
+
+const struct mem_ops mem_anon_file_ops = {
+	.name = "anon+file-shared",
+	.help = "one buffer over two VMAs: private anon, then a page-cache file in --dir MAP_SHARED",
+	.flags = MEM_FILE | MEM_NEEDS_DIR | MEM_MULTI,
+	.setup = anon_file_setup,
+};
+
+const struct mem_ops mem_file_pair_ops = {
+	.name = "file-private+file-shared",
+	.help = "one buffer over two VMAs of a page-cache file in --dir: MAP_PRIVATE, then MAP_SHARED",
+	.flags = MEM_FILE | MEM_NEEDS_DIR | MEM_MULTI,
+	.setup = file_pair_private_setup,
+};

@@ -15,7 +15,7 @@ lt() {
 	shift
 	case $m in
 	tmpfs-*) dir=(--dir /dev/shm) ;;
-	file-*) dir=(--dir "$filedir") ;;
+	*file-*) dir=(--dir "$filedir") ;;
 	esac
 	run_longpin --lifetime "$case" --mem "$m" "${dir[@]}" --csv "$csv" "$@"
 	[ "$rc" = 0 ] || fail "$case $m: exit $rc"

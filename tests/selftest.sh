@@ -47,7 +47,7 @@ csv)
 	pass "CSV: header once, $n columns, anon 64M row pass, ratio $(csv_get "$T/out.csv" 1 ratio_med)" ;;
 cli)
 	run_longpin --list
-	[ "$rc" = 0 ] && [ "$(wc -l <"$T/out")" = 17 ] || fail "--list: want 17 memory types"
+	[ "$rc" = 0 ] && [ "$(wc -l <"$T/out")" = 21 ] || fail "--list: want 21 memory types"
 	for m in anon anon-thp anon-shared sysv-shm sysv-shm-huge memfd memfd-hugetlb hugetlb \
 		tmpfs-shared tmpfs-private file-shared file-private fsdax-shared fsdax-private devdax readonly mixed; do
 		grep -qx -- "$m" "$T/out" || fail "--list lacks $m"

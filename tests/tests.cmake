@@ -14,7 +14,8 @@ endfunction()
 # against the contract of the running kernel.
 set(LP_HOST_TYPES anon anon-thp anon-shared sysv-shm sysv-shm-huge memfd
     memfd-hugetlb hugetlb tmpfs-shared tmpfs-private file-shared
-    file-private fsdax-shared fsdax-private devdax readonly mixed)
+    file-private fsdax-shared fsdax-private devdax readonly mixed
+    anon+file-shared file-private+file-shared anon+hole anon+devdax)
 foreach(mem ${LP_HOST_TYPES})
   foreach(pf none read write)
     lp_test(verdict/${mem}/${pf} ${LP_TESTS}/verdict.sh ${mem} ${pf})

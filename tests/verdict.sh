@@ -9,7 +9,7 @@ args=(--mem "$mem" --prefault "$pf" --size "$size" --ios 256 --repeat 3 --csv "$
 case $mem in
 hugetlb|memfd-hugetlb|sysv-shm-huge)
 	reserve_hugepages $(( $(numfmt --from=iec "$size") / 2097152 )) ;;
-file-*)
+*file-*)
 	dir=$T
 	if [ -n "${LONGPIN_FILE_DIR:-}" ]; then
 		dir=$(mktemp -d "$LONGPIN_FILE_DIR/longpin-files.XXXXXX")
@@ -22,7 +22,7 @@ file-*)
 fsdax-*)
 	[ -n "${LONGPIN_DAX_DIR:-}" ] || skip "no DAX mount here: set LONGPIN_DAX_DIR (the vm tests do)"
 	args+=(--dir "$LONGPIN_DAX_DIR") ;;
-devdax)
+*devdax)
 	[ -n "${LONGPIN_DEVDAX:-}" ] || skip "no device-dax here: set LONGPIN_DEVDAX (the vm tests do)"
 	args+=(--dev "$LONGPIN_DEVDAX") ;;
 esac

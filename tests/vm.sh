@@ -68,7 +68,7 @@ matrix)
 	[ -z "$bad" ] || fail "verdicts not pass: $bad"
 	[ "$rc" = 0 ] || fail "guest exit status $rc"
 	grep -q "# SKIP" "$T/out" && fail "a memory type was skipped in the guest"
-	[ "$n" = 63 ] || fail "$n rows, want 63 (17 types x 3 + 4 on xfs x 3)"
+	[ "$n" = 75 ] || fail "$n rows, want 75 (21 types x 3 + 4 on xfs x 3)"
 	pass "$kernel: $n rows, all pass against $contract" ;;
 counters)
 	# the patched kernel's counters prove the path: written anon is served
