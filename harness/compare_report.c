@@ -288,6 +288,14 @@ static void probe_text(char *buf, size_t n, const struct cell *cl)
 	fmt_num(a, sizeof(a), cl->probe_max.med);
 	fmt_num(b, sizeof(b), cl->probe_p999.ok ? cl->probe_p999.med : NAN);
 	snprintf(d, sizeof(d), "%.0f", cl->probe_calls.ok ? cl->probe_calls.med : NAN);
+	if (cl->probe_max.min < cl->probe_max.max) {
+		char lo[24], hi[24];
+
+		fmt_num(lo, sizeof(lo), cl->probe_max.min);
+		fmt_num(hi, sizeof(hi), cl->probe_max.max);
+		snprintf(buf, n, "%s [%s-%s] / %s / %s", a, lo, hi, b, d);
+		return;
+	}
 	snprintf(buf, n, "%s / %s / %s", a, b, d);
 }
 
@@ -355,8 +363,8 @@ static void fmt_rel(char *buf, size_t n, const struct range *b,
 
 static void sect_rel(FILE *o, const struct cmp *c, bool md)
 {
-	struct table t = { .ncols = 6 };
-	char lab[256], vs[160], s[4][128];
+	struct table t = { .ncols = c->have_probe ? 7 : 6 };
+	char lab[256], vs[160], s[5][128];
 	size_t k;
 	int i;
 
@@ -364,7 +372,8 @@ static void sect_rel(FILE *o, const struct cmp *c, bool md)
 		 c->file[c->base].label, c->file[c->base].label);
 	heading(o, md, vs);
 	tab_add(&t, (const char *[]){ "key", "kernel", "registration pages/s",
-				      "fixed MiB/s", "plain MiB/s", "fixed/plain" });
+				      "fixed MiB/s", "plain MiB/s", "fixed/plain",
+				      "mmap probe longest" });
 	for (k = 0; k < c->nkeys; k++)
 		for (i = 0; i < c->nfiles; i++) {
 			const struct cell *b = cell_of(c, k, c->base), *cl = cell_of(c, k, i);
@@ -380,8 +389,10 @@ static void sect_rel(FILE *o, const struct cmp *c, bool md)
 			fmt_rel(s[1], sizeof(s[1]), &b->fixed, &cl->fixed, false);
 			fmt_rel(s[2], sizeof(s[2]), &b->plain, &cl->plain, false);
 			fmt_rel(s[3], sizeof(s[3]), &b->ratio, &cl->ratio, false);
+			fmt_rel(s[4], sizeof(s[4]), &b->probe_max,
+				&cl->probe_max, false);
 			tab_add(&t, (const char *[]){ lab, c->file[i].label, s[0],
-						      s[1], s[2], s[3] });
+						      s[1], s[2], s[3], s[4] });
 		}
 	if (t.nrows > 1)
 		tab_print(o, &t, md);
