@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <liburing.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 struct probe_thread {
 	pthread_t tid;
 	atomic_bool stop;
+	atomic_bool started;		/* the first call is under way */
 	uint32_t *ns;			/* latency of each call, ns (capped) */
 	size_t n, cap;
 	int err;
@@ -34,6 +36,7 @@ static void *probe_loop(void *arg)
 
 	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
 		t0 = now_ns();
+		atomic_store_explicit(&p->started, true, memory_order_release);
 		a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (a == MAP_FAILED || munmap(a, 4096)) {
@@ -69,7 +72,14 @@ static int probe_start(struct probe_thread *p)
 	p->ns = malloc(p->cap * sizeof(*p->ns));
 	if (!p->ns)
 		return -ENOMEM;
-	return -pthread_create(&p->tid, NULL, probe_loop, p);
+	if (pthread_create(&p->tid, NULL, probe_loop, p)) {
+		free(p->ns);
+		return -EAGAIN;
+	}
+	/* the prober must be running before the first cycle starts */
+	while (!atomic_load_explicit(&p->started, memory_order_acquire))
+		sched_yield();
+	return 0;
 }
 
 static void probe_finish(struct probe_thread *p, struct cycles_result *cr)

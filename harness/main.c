@@ -190,7 +190,9 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 		   const struct contract *c, enum prefault pf, bool header)
 {
 	struct row r = { .kernel = kernel_release(), .contract = contract_name(c),
-			 .mem = ops->name, .pf = pf, .size = o->size };
+			 .mem = ops->name, .pf = pf, .size = o->size,
+			 /* timed beside a prober thread: not a plain registration */
+			 .op = o->mmap_probe ? "register-mmap-probe" : NULL };
 	struct io_uring ring;
 	struct mem m;
 	int ret;
