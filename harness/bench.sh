@@ -2,17 +2,24 @@
 # bench.sh OUT.csv: the registration benchmarks of the kernel-patches issue,
 # run inside one kernel; compare two kernels' OUT.csv with longpin-compare.
 #  1. registration cost of written anon 4 KiB pages, 4 MiB to 512 MiB
-#     (LONGPIN_BENCH_SIZES), each size registered 1 + CYCLES times;
-#  2. mmap_lock stall: 64 MiB anon registered and unregistered CYCLES
-#     times while a second thread loops mmap+munmap of one page;
+#     (LONGPIN_BENCH_SIZES), each size registered 1 + CYCLES times, and of
+#     an untouched 64 MiB buffer (faulted by the registration);
+#  2. mmap_lock and interrupts-off stall, per registration: a second
+#     thread loops mmap+munmap of one page while the buffer registers and
+#     unregisters once (--cycles 1 --mmap-probe, op register-mmap-probe);
+#     its longest call is that registration's stall. STALL_RUNS (11)
+#     processes per size (16, 64, 256 MiB: LONGPIN_STALL_SIZES), written
+#     and untouched: longpin-compare shows the median [min-max] over them;
 #  3. a refused 64 MiB file-shared registration (needs LONGPIN_FILE_DIR),
 #     for prefault write (nothing left to fault) and none.
-# Rows go to OUT.csv (CSV schema 1, op "register", --no-io).
+# Rows go to OUT.csv (CSV schema 1, --no-io).
 set -u
 out=${1:?usage: bench.sh OUT.csv}
 bin=${LONGPIN:-longpin}
 cycles=${LONGPIN_BENCH_CYCLES:-5}
 sizes=${LONGPIN_BENCH_SIZES:-4M 8M 16M 32M 64M 128M 256M 512M}
+stall_sizes=${LONGPIN_STALL_SIZES:-16M 64M 256M}
+stall_runs=${LONGPIN_STALL_RUNS:-11}
 bad=0
 
 run() {
@@ -22,7 +29,18 @@ run() {
 for s in $sizes; do
 	run --mem anon --size "$s" --prefault write --cycles "$cycles"
 done
-run --mem anon --size 64M --prefault write --cycles $((cycles * 2)) --mmap-probe
+run --mem anon --size 64M --prefault none
+for s in $stall_sizes; do
+	for pf in write none; do
+		i=0
+		while [ $i -lt "$stall_runs" ]; do
+			"$bin" --mem anon --size "$s" --prefault $pf --cycles 1 \
+				--mmap-probe --no-io --quiet --csv "$out" || bad=1
+			i=$((i + 1))
+		done
+		echo "# longpin --mem anon --size $s --prefault $pf --cycles 1 --mmap-probe: $stall_runs runs"
+	done
+done
 if [ -n "${LONGPIN_FILE_DIR:-}" ]; then
 	run --mem file-shared --dir "$LONGPIN_FILE_DIR" --size 64M --prefault write,none --cycles "$cycles"
 fi
