@@ -76,7 +76,9 @@ counters)
 	guest sh -c 'longpin --mem anon --size 64M --prefault write --no-io --csv /results/c.csv &&
 		longpin --mem file-shared --dir $LONGPIN_EXT4 --size 8M --prefault all --no-io --csv /results/c.csv &&
 		longpin --mem fsdax-shared --dir $LONGPIN_DAX_EXT4 --size 8M --no-io --csv /results/c.csv &&
-		longpin --mem anon --size 8M --prefault none --no-io --csv /results/c.csv'
+		longpin --mem anon --size 8M --prefault none --no-io --csv /results/c.csv &&
+		longpin --mem anon+file-shared --dir $LONGPIN_EXT4 --size 8M --prefault write,none --no-io --csv /results/c.csv &&
+		longpin --mem file-private+file-shared --dir $LONGPIN_EXT4 --size 8M --prefault none --no-io --csv /results/c.csv'
 	[ "$rc" = 0 ] || fail "guest exit status $rc"
 	f=$T/res/c.csv
 	[ "$(csv_get "$f" 1 gup_fast_pages)" = 16384 ] || fail "anon 64M write: gup_fast_pages $(csv_get "$f" 1 gup_fast_pages), want 16384"
@@ -87,7 +89,17 @@ counters)
 	done
 	[ "$(csv_get "$f" 5 refused_fsdax)" -ge 1 ] || fail "fsdax-shared: refused_fsdax not counted"
 	[ "$(csv_get "$f" 6 gup_slow_pages)" = 2048 ] || fail "anon 8M none: gup_slow_pages $(csv_get "$f" 6 gup_slow_pages), want 2048 (faulted by the slow path)"
-	pass "patched: 64 MiB written anon: 16384 pages by GUP-fast, 0 slow; refusals counted; untouched anon served by the slow path" ;;
+	# several VMAs refused in the last one: one refusal, no page pinned,
+	# none faulted (resident and dirty unchanged), whatever came before
+	for r in 7 8 9; do
+		[ "$(csv_get "$f" $r errno)" = EOPNOTSUPP ] || fail "row $r $(csv_get "$f" $r memtype): $(csv_get "$f" $r errno), want EOPNOTSUPP"
+		[ "$(csv_get "$f" $r refused_file)" = 1 ] || fail "row $r: refused_file +$(csv_get "$f" $r refused_file), want +1"
+		[ "$(csv_get "$f" $r gup_fast_pages) $(csv_get "$f" $r gup_slow_pages)" = "0 0" ] ||
+			fail "row $r: pages pinned before the refusal"
+		[ "$(csv_get "$f" $r resident_before)" = "$(csv_get "$f" $r resident_after)" ] ||
+			fail "row $r: resident $(csv_get "$f" $r resident_before) -> $(csv_get "$f" $r resident_after)"
+	done
+	pass "patched: 64 MiB written anon: 16384 pages by GUP-fast, 0 slow; refusals counted; untouched anon served by the slow path; anon+file-shared and file-private+file-shared refused once, nothing pinned or faulted" ;;
 nofault)
 	# on stock, a refused file-shared registration faults every page: the
 	# longpin contract's "nofault" catches it (this is what patch 1 fixes)
