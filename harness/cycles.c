@@ -2,7 +2,12 @@
 /*
  * Repeated register/unregister cycles (--cycles N), optionally with a
  * second thread that loops mmap()+munmap() of one page and times each
- * call (--mmap-probe): a registration that holds mmap_lock stalls it.
+ * call (--mmap-probe): a registration that holds mmap_lock, or walks page
+ * tables with interrupts off (delaying munmap's TLB shootdown), stalls
+ * it. Only calls that overlap a registration count. With @untouch (an
+ * untouched buffer: --prefault none) the buffer's pages are dropped
+ * (MADV_DONTNEED) before each cycle, so that every cycle registers an
+ * untouched buffer again.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -19,11 +24,16 @@
 
 #define PROBE_MAX_SAMPLES	(16u << 20)
 
+struct probe_call {
+	uint64_t start;			/* now_ns() */
+	uint32_t ns;			/* duration (capped) */
+};
+
 struct probe_thread {
 	pthread_t tid;
 	atomic_bool stop;
 	atomic_bool started;		/* the first call is under way */
-	uint32_t *ns;			/* latency of each call, ns (capped) */
+	struct probe_call *call;
 	size_t n, cap;
 	int err;
 };
@@ -46,7 +56,8 @@ static void *probe_loop(void *arg)
 		dt = now_ns() - t0;
 		if (p->n == p->cap)
 			break;
-		p->ns[p->n++] = dt > UINT32_MAX ? UINT32_MAX : dt;
+		p->call[p->n].start = t0;
+		p->call[p->n++].ns = dt > UINT32_MAX ? UINT32_MAX : dt;
 	}
 	return NULL;
 }
@@ -69,11 +80,11 @@ static int probe_start(struct probe_thread *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->cap = PROBE_MAX_SAMPLES;
-	p->ns = malloc(p->cap * sizeof(*p->ns));
-	if (!p->ns)
+	p->call = malloc(p->cap * sizeof(*p->call));
+	if (!p->call)
 		return -ENOMEM;
 	if (pthread_create(&p->tid, NULL, probe_loop, p)) {
-		free(p->ns);
+		free(p->call);
 		return -EAGAIN;
 	}
 	/* the prober must be running before the first cycle starts */
@@ -82,18 +93,38 @@ static int probe_start(struct probe_thread *p)
 	return 0;
 }
 
-static void probe_finish(struct probe_thread *p, struct cycles_result *cr)
+/*
+ * Stop the prober; keep the calls that overlap one of the @n registration
+ * windows [win[2i], win[2i + 1]] (both sorted by time).
+ */
+static void probe_finish(struct probe_thread *p, const uint64_t *win,
+			 unsigned int n, struct cycles_result *cr)
 {
+	uint32_t *ns = NULL;
+	size_t i, k = 0;
+	unsigned int w = 0;
+
 	atomic_store(&p->stop, true);
 	pthread_join(p->tid, NULL);
-	cr->probed = p->n > 0;
-	cr->probe_calls = p->n;
-	if (p->n) {
-		qsort(p->ns, p->n, sizeof(*p->ns), cmp_u32);
-		cr->probe_p999_us = p->ns[(size_t)((p->n - 1) * 0.999)] / 1e3;
-		cr->probe_max_us = p->ns[p->n - 1] / 1e3;
+	if (p->n)
+		ns = malloc(p->n * sizeof(*ns));
+	for (i = 0; ns && i < p->n; i++) {
+		uint64_t a = p->call[i].start, b = a + p->call[i].ns;
+
+		while (w < n && win[2 * w + 1] < a)
+			w++;
+		if (w < n && win[2 * w] <= b)
+			ns[k++] = p->call[i].ns;
 	}
-	free(p->ns);
+	cr->probed = k > 0;
+	cr->probe_calls = k;
+	if (k) {
+		qsort(ns, k, sizeof(*ns), cmp_u32);
+		cr->probe_p999_us = ns[(size_t)((k - 1) * 0.999)] / 1e3;
+		cr->probe_max_us = ns[k - 1] / 1e3;
+	}
+	free(ns);
+	free(p->call);
 }
 
 /*
@@ -101,27 +132,31 @@ static void probe_finish(struct probe_thread *p, struct cycles_result *cr)
  * @first each time; the first cycle that differs is recorded.
  */
 int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
-	       bool probe, int first, struct cycles_result *cr)
+	       bool probe, bool untouch, int first, struct cycles_result *cr)
 {
 	struct iovec iov = { .iov_base = m->addr, .iov_len = m->len };
 	double pages = m->len / 4096.0, *reg;
 	struct probe_thread p;
+	uint64_t *win;
 	unsigned int i;
-	uint64_t t0;
 	int ret;
 
 	memset(cr, 0, sizeof(*cr));
 	reg = calloc(n ? n : 1, sizeof(*reg));
-	if (!reg)
-		return -ENOMEM;
-	if (probe && (ret = probe_start(&p))) {
-		free(reg);
-		return ret;
+	win = calloc(2 * (n ? n : 1), sizeof(*win));
+	if (!reg || !win) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	if (probe && (ret = probe_start(&p)))
+		goto out;
 	for (i = 0; i < n; i++) {
-		t0 = now_ns();
+		if (untouch)
+			madvise(m->addr, m->len, MADV_DONTNEED);
+		win[2 * i] = now_ns();
 		ret = io_uring_register_buffers(ring, &iov, 1);
-		reg[i] = (now_ns() - t0) / pages;
+		win[2 * i + 1] = now_ns();
+		reg[i] = (win[2 * i + 1] - win[2 * i]) / pages;
 		if (!ret)
 			io_uring_unregister_buffers(ring);
 		if (ret != first && !cr->failed_at) {
@@ -130,7 +165,7 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 		}
 	}
 	if (probe)
-		probe_finish(&p, cr);
+		probe_finish(&p, win, n, cr);
 	cr->n = n;
 	if (n) {
 		qsort(reg, n, sizeof(*reg), cmp_dbl);
@@ -138,6 +173,9 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 		cr->reg_med = reg[n / 2];
 		cr->reg_max = reg[n - 1];
 	}
+	ret = 0;
+out:
 	free(reg);
-	return 0;
+	free(win);
+	return ret;
 }

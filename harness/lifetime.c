@@ -718,7 +718,8 @@ static int lt_cycles(struct lt *t)
 	uint64_t t0;
 
 	t0 = now_ns();
-	ret = cycles_run(&t->ring, &t->m, n, t->o->mmap_probe, answer, cr);
+	ret = cycles_run(&t->ring, &t->m, n, t->o->mmap_probe, false, answer,
+			 cr);
 	if (ret)
 		return ret;
 	t->r.vmpin[1] = t->r.vmpin[0];

@@ -181,7 +181,7 @@ struct cycles_result {
 	double probe_p999_us, probe_max_us;
 };
 int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
-	       bool probe, int first, struct cycles_result *cr);
+	       bool probe, bool untouch, int first, struct cycles_result *cr);
 
 /* lifetime.c: --lifetime CASE instead of the registration measurement */
 int lifetime_main(const struct mem_ops *ops, const struct opts *o,

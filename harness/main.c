@@ -130,8 +130,9 @@ static int register_and_measure(struct io_uring *ring, struct mem *m,
 	} else {
 		p[2] = p[1];
 	}
+	/* an untouched buffer is registered untouched each cycle */
 	if (o->cycles && cycles_run(ring, m, o->cycles, o->mmap_probe,
-				    r->result, &r->cyc))
+				    r->pf == PF_NONE, r->result, &r->cyc))
 		ret = lp_err(LP_EUSAGE, "--cycles: out of memory or threads");
 	probe_take(&p[3]);
 	if (leaking)
