@@ -98,6 +98,7 @@ int mem_map_fd(struct mem *m, int fd, size_t len, int flags);
 int mem_tmpfile(struct mem *m, const char *dir, size_t len);
 void mem_describe_fd(struct mem *m, int fd);
 int mem_need_hugepages(const char *name, size_t len);
+int mem_half(const char *name, size_t size, size_t *half);
 
 /* util.c */
 int lp_err(int code, const char *fmt, ...)

@@ -216,6 +216,20 @@ int mem_tmpfile(struct mem *m, const char *dir, size_t len)
 	return LP_OK;
 }
 
+/*
+ * The first half of a buffer made of two parts: @size / 2 rounded down to a
+ * page, or a usage error when a part would be empty.
+ */
+int mem_half(const char *name, size_t size, size_t *half)
+{
+	*half = size / 2 & ~(size_t)4095;
+	if (*half < 4096)
+		return lp_err(LP_EUSAGE,
+			      "%s: --size %zu is under two pages: give at least 8K",
+			      name, size);
+	return LP_OK;
+}
+
 /* hugetlb pages must be free (and not reserved) before we map them. */
 int mem_need_hugepages(const char *name, size_t len)
 {

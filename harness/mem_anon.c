@@ -83,14 +83,12 @@ static int readonly_populate(struct mem *m, enum prefault pf)
 /* One buffer over two adjacent VMAs: private anon, then a shared memfd. */
 static int mixed_setup(struct mem *m, const struct opts *o)
 {
-	size_t half = o->size / 2 & ~(size_t)4095;
+	size_t half;
 	char *p;
 	int ret;
 
-	if (half < 4096)
-		return lp_err(LP_EUSAGE,
-			      "mixed: --size %zu is under two pages: give at least 8K",
-			      o->size);
+	if (mem_half("mixed", o->size, &half))
+		return LP_EUSAGE;
 	ret = mem_map_anon(m, o->size, 0, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS);
 	if (ret)
@@ -113,13 +111,11 @@ static int mixed_setup(struct mem *m, const struct opts *o)
 /* One buffer: private anon, then a hole (nothing mapped). */
 static int hole_setup(struct mem *m, const struct opts *o)
 {
-	size_t half = o->size / 2 & ~(size_t)4095;
+	size_t half;
 	int ret;
 
-	if (half < 4096)
-		return lp_err(LP_EUSAGE,
-			      "anon+hole: --size %zu is under two pages: give at least 8K",
-			      o->size);
+	if (mem_half("anon+hole", o->size, &half))
+		return LP_EUSAGE;
 	ret = mem_map_anon(m, o->size, 0, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS);
 	if (ret)

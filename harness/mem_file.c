@@ -103,14 +103,12 @@ FILE_BACKEND(fsdax_private, "fsdax-private", FK_DAX, MAP_PRIVATE,
 static int file_pair_setup(struct mem *m, const struct opts *o,
 			   int first_flags, const char *name)
 {
-	size_t half = o->size / 2 & ~(size_t)4095;
+	size_t half;
 	char *p;
 	int ret;
 
-	if (half < 4096)
-		return lp_err(LP_EUSAGE,
-			      "%s: --size %zu is under two pages: give at least 8K",
-			      name, o->size);
+	if (mem_half(name, o->size, &half))
+		return LP_EUSAGE;
 	ret = mem_tmpfile(m, o->dir, o->size);
 	if (ret == LP_OK)
 		ret = file_kind_check(m, o->dir, FK_PAGECACHE, "file-shared");
