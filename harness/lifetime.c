@@ -469,9 +469,9 @@ static int reclaim(struct lt *t, bool pinned)
 	ret = unreg(t);
 	if (ret)
 		return ret;
-	if (pinned)
-		for (off = 0; off < t->m.len; off += 4096)
-			(void)*(volatile char *)(buf + off);
+	if (pinned)	/* the backend's read prefault: it knows its holes */
+		(t->ops->populate ? t->ops->populate : mem_populate)(&t->m,
+								      PF_READ);
 	page_out(t, "after unregistering");
 	lost = bytes_lost(t);
 	if (lost) {
