@@ -180,6 +180,7 @@ struct cycles_result {
 	bool probed;
 	uint64_t probe_calls;
 	double probe_p999_us, probe_max_us;
+	int probe_cpu[2];			/* registrant, prober; -1: shared */
 };
 int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	       bool probe, bool untouch, int first, struct cycles_result *cr);

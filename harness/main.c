@@ -187,6 +187,16 @@ static int add_note(char *note, size_t n, const char *fmt, ...)
 	return LP_FAIL;
 }
 
+/* Where the prober ran: a fact about the figures, not a failure. */
+static void probe_note(const struct cycles_result *c, char *note, size_t n)
+{
+	if (c->probe_cpu[1] < 0)
+		add_note(note, n, "prober shared the CPU with the registration (one CPU allowed)");
+	else
+		add_note(note, n, "prober on CPU %d (registration on CPU %d)",
+			 c->probe_cpu[1], c->probe_cpu[0]);
+}
+
 static int run_one(const struct mem_ops *ops, const struct opts *o,
 		   const struct contract *c, enum prefault pf, bool header)
 {
@@ -223,6 +233,8 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 			       r.cyc.failed_at, r.cyc.failed_result, r.result);
 	if (!strcmp(r.io.check, "mismatch") || !strcmp(r.io.check, "error"))
 		ret = add_note(note, sizeof(note), "data check: %s", r.io.check);
+	if (r.cyc.probed)
+		probe_note(&r.cyc, note, sizeof(note));
 	r.note = note;
 	if (!o->quiet)
 		table_print(&r, header);

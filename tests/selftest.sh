@@ -111,6 +111,28 @@ cycles)
 	run_longpin --mem anon --size 4M --mmap-probe
 	[ "$rc" = 2 ] && grep -q -- "--mmap-probe runs during --cycles" "$T/out" || fail "--mmap-probe alone"
 	pass "200 cycles balanced, $calls mmap probes timed" ;;
+probe-cpus)
+	# the prober and the registration run on two CPUs when there are two,
+	# so that the probe times locks and IPIs, not the scheduler; the
+	# registration's CPUs are given back after the cycles
+	cpus=$(taskset -pc $$ | sed 's/.*: //')
+	[ "$(nproc)" -ge 2 ] || skip "one CPU here: nothing to pin the prober apart"
+	run_longpin --mem anon --size 4M --no-io --cycles 3 --mmap-probe --csv "$T/r.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	note=$(csv_get "$T/r.csv" 1 note)
+	echo "$note" | grep -Eq '^prober on CPU ([0-9]+) \(registration on CPU ([0-9]+)\)$' ||
+		fail "note '$note': no 'prober on CPU B (registration on CPU A)'"
+	a=$(echo "$note" | sed -E 's/.*registration on CPU ([0-9]+).*/\1/')
+	b=$(echo "$note" | sed -E 's/prober on CPU ([0-9]+).*/\1/')
+	[ "$a" != "$b" ] || fail "prober and registration both on CPU $a"
+	PREFIX=(taskset -c "${cpus%%[,-]*}")
+	run_longpin --mem anon --size 4M --no-io --cycles 3 --mmap-probe --csv "$T/s.csv"
+	PREFIX=()
+	[ "$rc" = 0 ] || fail "exit status $rc under taskset"
+	note=$(csv_get "$T/s.csv" 1 note)
+	[ "$note" = "prober shared the CPU with the registration (one CPU allowed)" ] ||
+		fail "one CPU allowed: note '$note'"
+	pass "prober on CPU $b, registration on CPU $a; with one CPU allowed the note says they share it" ;;
 print-expected)
 	run_longpin --print-expected --mem file-shared --prefault all --size 8M --expect linux-6.5+
 	[ "$rc" = 0 ] || fail "exit $rc"

@@ -38,7 +38,7 @@ lp_test(badinput/io-uring-disabled ${LP_TESTS}/badinput.sh io-uring-disabled)
 set_tests_properties(badinput/io-uring-disabled PROPERTIES RUN_SERIAL TRUE)
 
 foreach(case corrupt leak csv cli unchecked expect over-1g sigint cycles
-    print-expected)
+    probe-cpus print-expected)
   lp_test(selftest/${case} ${LP_TESTS}/selftest.sh ${case})
 endforeach()
 
