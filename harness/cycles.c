@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Repeated register/unregister cycles (--cycles N), optionally with a
- * second thread that loops mmap()+munmap() of one page and times each
- * call (--mmap-probe): a registration that holds mmap_lock, or walks page
- * tables with interrupts off (delaying munmap's TLB shootdown), stalls
- * it. Only calls that overlap a registration count. With @untouch (an
+ * second thread that loops mmap(), a write to the page and munmap() and
+ * times each call (--mmap-probe): a registration that holds mmap_lock, or
+ * walks page tables with interrupts off (munmap's TLB-shootdown IPI to the
+ * registering CPU waits for it; an untouched page would need no flush),
+ * stalls it. Only calls that overlap a registration count. With @untouch (an
  * untouched buffer: --prefault none) the buffer's pages are dropped
  * (MADV_DONTNEED) before each cycle, so that every cycle registers an
  * untouched buffer again.
@@ -57,7 +58,13 @@ static void *probe_loop(void *arg)
 		atomic_store_explicit(&p->started, true, memory_order_release);
 		a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (a == MAP_FAILED || munmap(a, 4096)) {
+		if (a == MAP_FAILED) {
+			p->err = errno;
+			break;
+		}
+		/* a mapped page: munmap must flush it from every CPU's TLB */
+		*(volatile char *)a = 1;
+		if (munmap(a, 4096)) {
 			p->err = errno;
 			break;
 		}
