@@ -7,6 +7,10 @@ cache=${LONGPIN_CACHE:-$HOME/.cache/longpin}
 tree=$cache/trees/stock/src
 [ -x "$tree/scripts/checkpatch.pl" ] ||
 	{ echo "checkpatch: no kernel tree in $tree: run vm/longpin-vm build --kernel stock first" >&2; exit 2; }
+# Expected: one "Unknown commit id" warning per upstream commit that a
+# changelog credits (patches 2, 4 and 6: five commits of v6.5 to v6.15).
+# checkpatch looks ids up with git in the current directory, and no 6.1
+# tree holds them; run in an upstream clone, it finds them.
 rc=0
 while read -r p; do
 	case $p in ''|'#'*) continue ;; esac
