@@ -2,15 +2,17 @@
 # The main job: the whole matrix (harness, benchmarks, fio jobs) on each
 # selected kernel, one CSV per kernel in results/<run-id>/, and their
 # comparison (report.md, plots/). See README.md.
-#   ./run.sh [--kernels stock,patched,debian-6.1,debian-6.12,host,patched-debug]
+#   ./run.sh [--kernels stock,patched,patched-unchunked,debian-6.1,debian-6.12,host,patched-debug]
 #            [--out DIR] [--no-fio] [--no-bench] [--lifetime]
+# patched-unchunked (the series without the chunking patch) runs only the
+# benchmarks: the baseline for what pinning in chunks costs.
 set -uo pipefail
 cd "$(dirname "$0")"
 repo=$PWD
 args="$*"
 . scripts/deps.sh
 
-kernels=stock,patched
+kernels=stock,patched,patched-unchunked
 out=
 nofio=0
 nobench=0
@@ -30,8 +32,8 @@ done
 IFS=, read -ra list <<<"$kernels"
 for k in "${list[@]}"; do
 	case $k in
-	stock|patched|debian-6.1|debian-6.12|host|patched-debug) ;;
-	*) echo "run.sh: unknown kernel '$k': give stock, patched, debian-6.1, debian-6.12, host or patched-debug" >&2; exit 2 ;;
+	stock|patched|patched-unchunked|debian-6.1|debian-6.12|host|patched-debug) ;;
+	*) echo "run.sh: unknown kernel '$k': give stock, patched, patched-unchunked, debian-6.1, debian-6.12, host or patched-debug" >&2; exit 2 ;;
 	esac
 done
 
@@ -69,9 +71,13 @@ run_vm() {
 	# 10,000 lifetime cycles on every kernel, the debug one too: the 17
 	# types cycle at once (guest-lifetime.sh), ~7 min under KASAN + TCG
 	# (the ctest run, bound by CI's time, gives the debug kernel 1,000)
-	local cycles=10000
+	local cycles=10000 benchonly=0
+	if [ "$k" = patched-unchunked ]; then
+		[ $nobench = 1 ] && { stage "kernel $k: benchmarks only, and --no-bench: skipped"; return 0; }
+		benchonly=1
+	fi
 	LONGPIN_BIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --timeout 3600 \
-		--out "$res" "${adds[@]}" -- env LONGPIN_NO_BENCH=$nobench \
+		--out "$res" "${adds[@]}" -- env LONGPIN_NO_BENCH=$nobench LONGPIN_BENCH_ONLY=$benchonly \
 		LONGPIN_LIFETIME=$lifetime LONGPIN_LT_CYCLES=$cycles \
 		sh /opt/longpin/guest-run.sh || rc=$?
 	[ -f "$res/matrix.csv" ] && cp "$res/matrix.csv" "$out/$k.csv"
@@ -81,7 +87,8 @@ run_vm() {
 		cp -r "$res/fio" "$out/raw/fio-$k"
 		bash fio-jobs/fio2csv.sh "$res/fio" "$out/$k.csv" || rc=1
 	fi
-	[ -f "$out/$k.csv" ] || { echo "run.sh: kernel $k produced no results (exit $rc)" >&2; return 1; }
+	[ -f "$out/$k.csv" ] || [ $benchonly = 1 ] || { echo "run.sh: kernel $k produced no results (exit $rc)" >&2; return 1; }
+	[ $benchonly = 0 ] || [ -f "$out/bench/$k.csv" ] || { echo "run.sh: kernel $k produced no benchmark (exit $rc)" >&2; return 1; }
 	return $rc
 }
 
