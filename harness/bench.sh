@@ -5,8 +5,8 @@
 #     (LONGPIN_BENCH_SIZES), each size registered 1 + CYCLES times, and of
 #     an untouched 64 MiB buffer (faulted by the registration);
 #  2. mmap_lock and interrupts-off stall, per registration: a second
-#     thread loops mmap+munmap of one page while the buffer registers and
-#     unregisters once (--cycles 1 --mmap-probe, op register-mmap-probe);
+#     thread on another CPU loops mmap, a write and munmap of one page
+#     while the buffer registers and unregisters once (--cycles 1 --mmap-probe, op register-mmap-probe);
 #     its longest call is that registration's stall. STALL_RUNS (11)
 #     processes per size (16, 64, 256 MiB: LONGPIN_STALL_SIZES), written
 #     and untouched: longpin-compare shows the median [min-max] over them;
