@@ -225,6 +225,11 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 		goto out_mem;
 	r.verdict = judge(&r, c, note, sizeof(note));
 	ret = !strcmp(r.verdict, "fail") ? LP_FAIL : LP_OK;
+	/*
+	 * A pass is the whole truth: the answer the contract expects, no pin
+	 * left and the data intact. Anything else fails the row itself, not
+	 * only the exit status, so that longpin-compare counts it.
+	 */
 	if (r.vmpin[0] >= 0 && r.vmpin[2] != r.vmpin[0])
 		ret = add_note(note, sizeof(note), "pin leak: VmPin %ld kB -> %ld kB",
 			       r.vmpin[0], r.vmpin[2]);
@@ -233,6 +238,8 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 			       r.cyc.failed_at, r.cyc.failed_result, r.result);
 	if (!strcmp(r.io.check, "mismatch") || !strcmp(r.io.check, "error"))
 		ret = add_note(note, sizeof(note), "data check: %s", r.io.check);
+	if (ret == LP_FAIL)
+		r.verdict = "fail";
 	if (r.cyc.probed)
 		probe_note(&r.cyc, note, sizeof(note));
 	r.note = note;

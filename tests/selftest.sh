@@ -11,7 +11,9 @@ corrupt)
 	[ "$rc" = 1 ] || fail "exit status $rc, expected 1"
 	[ "$(csv_get "$T/r.csv" 1 data_check)" = mismatch ] || fail "data_check is not mismatch"
 	grep -q "data check: mismatch" "$T/out" || fail "no 'data check: mismatch' note"
-	pass "corrupted target data is detected (exit 1, data_check=mismatch)" ;;
+	v=$(csv_get "$T/r.csv" 1 verdict)
+	[ "$v" = fail ] || fail "verdict '$v' for a data mismatch, expected fail"
+	pass "corrupted target data is detected (exit 1, data_check=mismatch, verdict fail)" ;;
 leak)
 	# A second ring keeps the buffer pinned past unregistration: VmPin
 	# does not come back, the run must fail and say so.
@@ -20,7 +22,9 @@ leak)
 	leak=$(csv_get "$T/r.csv" 1 vmpin_leak_kb)
 	[ "$leak" = 8192 ] || fail "vmpin_leak_kb=$leak, expected 8192"
 	grep -q "pin leak: VmPin" "$T/out" || fail "no 'pin leak' note"
-	pass "a pin held past unregistration is reported (vmpin_leak_kb=$leak, exit 1)" ;;
+	v=$(csv_get "$T/r.csv" 1 verdict)
+	[ "$v" = fail ] || fail "verdict '$v' for a pin leak, expected fail"
+	pass "a pin held past unregistration is reported (vmpin_leak_kb=$leak, exit 1, verdict fail)" ;;
 csv)
 	# The issue's example: one row, verdict pass, no leak, throughput
 	# of fixed and plain reads with their ratio; appending keeps one header.
