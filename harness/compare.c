@@ -25,6 +25,7 @@ static const char *const col_name[NCOLS] = {
 	"plain_mibs_min", "plain_mibs_med", "plain_mibs_max",
 	"ratio_min", "ratio_med", "ratio_max",
 	"probe_calls", "probe_p999_us", "probe_max_us",
+	"vmpin_leak_kb", "data_check",
 };
 
 void die_oom(void)
@@ -194,12 +195,30 @@ static void unique_labels(struct cmp *c)
 			}
 }
 
+/* kB a row left pinned (0: none or not measured) */
+static long row_leak(const struct file *f, size_t r)
+{
+	long kb = atol(get(f, r, C_LEAK));
+
+	return kb > 0 ? kb : 0;
+}
+
+static bool row_corrupt(const struct file *f, size_t r)
+{
+	const char *d = get(f, r, C_DCHECK);
+
+	return !strcmp(d, "mismatch") || !strcmp(d, "error");
+}
+
 static void count_verdicts(struct file *f)
 {
 	size_t r;
 
 	for (r = 0; r < f->csv.nrows; r++) {
 		const char *v = get(f, r, C_VERDICT);
+
+		f->nleak += row_leak(f, r) > 0;
+		f->ncorrupt += row_corrupt(f, r);
 
 		if (!strcmp(v, "pass"))
 			f->npass++;
@@ -446,6 +465,9 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl)
 		row_result(res, sizeof(res), f, rows[r]);
 		set_add(all, sizeof(all), res);
 		set_add(cl->verdict, sizeof(cl->verdict), get(f, rows[r], C_VERDICT));
+		if (row_leak(f, rows[r]) > cl->leak_kb)
+			cl->leak_kb = row_leak(f, rows[r]);
+		cl->ncorrupt += row_corrupt(f, rows[r]);
 	}
 	snprintf(cl->res, sizeof(cl->res), "%s%s", strchr(all, '/') ? "mixed " : "", all);
 	cl->reg = combine(f, rows, n, C_REG, opt_col(f, C_CYC_MED),

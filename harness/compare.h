@@ -25,6 +25,7 @@ enum col {
 	C_PLN_MIN, C_PLN_MED, C_PLN_MAX,
 	C_RAT_MIN, C_RAT_MED, C_RAT_MAX,
 	C_PROBE_CALLS, C_PROBE_P999, C_PROBE_MAX,
+	C_LEAK, C_DCHECK,
 	NCOLS
 };
 
@@ -35,6 +36,7 @@ struct file {
 	int col[NCOLS];
 	size_t *key;		/* key index of each row */
 	int npass, nfail, ndefect, nunchecked, nother;
+	int nleak, ncorrupt;	/* rows with a pin left, with data wrong */
 };
 
 struct range {
@@ -49,6 +51,8 @@ struct cell {
 	char verdict[32];	/* "pass", "fail", "defect", "pass/fail" */
 	struct range reg, fixed, plain, ratio;
 	struct range probe_calls, probe_p999, probe_max;
+	long leak_kb;		/* most kB left pinned by one of its rows */
+	int ncorrupt;		/* rows whose data check failed */
 };
 
 struct cmp {

@@ -30,10 +30,25 @@ static int max(int a, int b)
 	return a > b ? a : b;
 }
 
+#define FAIL_COLOUR	0x212121	/* near black, white text */
+
+/* The legend: one entry per colour of result_colour(), in its order. */
+static const struct {
+	unsigned int rgb;
+	const char *what;
+} legend[] = {
+	{ FAIL_COLOUR, "FAIL" }, { 0x8d6e63, "DATA LOST" },
+	{ 0x66bb6a, "0" }, { 0xffa726, "EOPNOTSUPP" }, { 0xef5350, "EFAULT" },
+	{ 0xab47bc, "EINVAL" }, { 0xfff176, "mixed" },
+	{ 0x42a5f5, "other errno" }, { 0xbdbdbd, "missing" },
+};
+
 static unsigned int result_colour(const struct cell *cl)
 {
 	if (!cl->nrows)
 		return 0xbdbdbd;		/* grey: missing */
+	if (strstr(cl->verdict, "fail") || cl->leak_kb || cl->ncorrupt)
+		return FAIL_COLOUR;		/* whatever the answer */
 	if (strstr(cl->verdict, "defect"))
 		return 0x8d6e63;		/* brown: data lost */
 	if (!strcmp(cl->res, "0"))
@@ -59,17 +74,21 @@ static void plot_grid(FILE *dat, FILE *gp, const struct cmp *c)
 		for (i = 0; i < c->nfiles; i++) {
 			const struct cell *cl = cell_of(c, k, i);
 
+			unsigned int rgb = result_colour(cl);
+
 			result_text(txt, sizeof(txt), cl);
-			fprintf(dat, "%d %zu %u ", i, k, result_colour(cl));
+			fprintf(dat, "%d %zu %u ", i, k, rgb);
 			gp_str(dat, txt[0] == '-' ? txt + 1 : txt);
-			fputc('\n', dat);
+			/* text colour: white on the failure colour */
+			fprintf(dat, " %u\n", rgb == FAIL_COLOUR ? 0xffffffu : 0u);
 		}
-	fprintf(gp, "set terminal png noenhanced size %d,%zu\nset output 'verdicts.png'\n",
-		max(720, 300 + 140 * c->nfiles), 120 + 18 * c->nkeys);
-	fputs("set title \"Result per kernel\\n"
-	      "0 green, EOPNOTSUPP orange, EFAULT red, EINVAL purple,\\n"
-	      "other blue, mixed yellow, missing grey, DATA LOST brown\"\n"
-	      "unset key\nunset border\nset tics scale 0\nset x2tics\nunset xtics\n"
+	/* 230 px per kernel: "EOPNOTSUPP (DATA LOST)" at 9 pt fits */
+	fprintf(gp, "set terminal png noenhanced font ',9' size %d,%zu\nset output 'verdicts.png'\n",
+		max(760, 320 + 230 * c->nfiles), 190 + 18 * c->nkeys);
+	fputs("set title \"Registration result per kernel\" offset 0,1\n"
+	      "set tmargin 5\nset bmargin 6\n"
+	      "set key below horizontal center maxcols 4 samplen 1.5\n"
+	      "unset border\nset tics scale 0\nset x2tics\nunset xtics\n"
 	      "set style fill solid 1.0 border rgb 'white'\n", gp);
 	fprintf(gp, "set x2range [-0.5:%d.5]\nset xrange [-0.5:%d.5]\n",
 		c->nfiles - 1, c->nfiles - 1);
@@ -86,8 +105,13 @@ static void plot_grid(FILE *dat, FILE *gp, const struct cmp *c)
 		gp_str(gp, lab);
 		fprintf(gp, " %zu", k);
 	}
-	fputs(")\nplot 'verdicts.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fc rgb variable, \\\n"
-	      "     '' using 1:2:4 with labels\n", gp);
+	fputs(")\nplot 'verdicts.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fc rgb variable notitle, \\\n"
+	      "     '' using 1:2:4:5 with labels tc rgb variable notitle", gp);
+	for (i = 0; i < (int)(sizeof(legend) / sizeof(legend[0])); i++) {
+		fprintf(gp, ", \\\n     NaN with boxes fc rgb '#%06x' title ", legend[i].rgb);
+		gp_str(gp, legend[i].what);
+	}
+	fputc('\n', gp);
 }
 
 /* The harness's prefault=write registrations: one bar group per key. */

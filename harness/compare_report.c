@@ -192,6 +192,46 @@ static void sect_defects(FILE *o, const struct cmp *c, bool md)
 		}
 }
 
+/*
+ * Rows that left pages pinned or whose data check failed: failures
+ * whatever the kernel answered, each in its own list.
+ */
+static void sect_failures(FILE *o, const struct cmp *c, bool md)
+{
+	size_t k, nleak = 0, ncorrupt = 0;
+	char lab[256];
+	int i, pass;
+
+	for (i = 0; i < c->nfiles; i++) {
+		nleak += c->file[i].nleak;
+		ncorrupt += c->file[i].ncorrupt;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		if (!(pass ? ncorrupt : nleak))
+			continue;
+		heading(o, md, pass ? "Data lost or corrupted" : "Pins leaked");
+		fprintf(o, "%s%s", pass ?
+			"Rows whose data check failed: what the I/O wrote is not what was read back.\n" :
+			"Rows after which VmPin did not come back: pages still pinned.\n",
+			md ? "\n" : "");
+		for (k = 0; k < c->nkeys; k++)
+			for (i = 0; i < c->nfiles; i++) {
+				const struct cell *cl = cell_of(c, k, i);
+
+				if (pass ? !cl->ncorrupt : !cl->leak_kb)
+					continue;
+				key_label(lab, sizeof(lab), c->key[k], true);
+				if (pass)
+					fprintf(o, "%s%s: %s, %d row(s)\n", md ? "- " : "  ",
+						lab, c->file[i].label, cl->ncorrupt);
+				else
+					fprintf(o, "%s%s: %s, %ld kB still pinned\n",
+						md ? "- " : "  ", lab,
+						c->file[i].label, cl->leak_kb);
+			}
+	}
+}
+
 /* "file-private write 4M: stock -EOPNOTSUPP, patched 0" */
 static void sect_diffs(FILE *o, const struct cmp *c, bool md)
 {
@@ -414,6 +454,7 @@ void write_all(FILE *o, const struct cmp *c, bool md)
 	}
 	sect_files(o, c, md);
 	sect_defects(o, c, md);
+	sect_failures(o, c, md);
 	sect_diffs(o, c, md);
 	sect_results(o, c, md);
 	sect_perf(o, c, md);

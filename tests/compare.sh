@@ -129,6 +129,26 @@ defect)
 	grep -qE 'lifetime-reclaim memfd read 4M +-EIO \(DATA LOST\) +0' "$T/out" || fail "no DATA LOST in the table"
 	grep -q '9268835 "EIO (DATA LOST)"' "$T/plots/verdicts.dat" || fail "the grid cell is not brown"
 	pass "a defect row: counted apart, listed under data lost, DATA LOST in the table and brown in the grid" ;;
+failures)
+	# a row that left pages pinned and one whose data check failed: both
+	# fail, each listed in its own section, and their grid cells carry
+	# the failure colour (white text on near black), not their errno's
+	cp "$D/stock.csv" "$T/stock.csv"
+	cp "$D/patched.csv" "$T/patched.csv"
+	grep ',anon,write,' "$D/patched.csv" | head -1 |
+		awk -F, -v OFS=, '{ $6 = "memfd"; $16 = "fail"; $22 = 4096; print }' >>"$T/patched.csv"
+	grep ',anon,write,' "$D/patched.csv" | head -1 |
+		awk -F, -v OFS=, '{ $6 = "tmpfs-shared"; $16 = "fail"; $33 = "mismatch"; print }' >>"$T/patched.csv"
+	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "Pins leaked"
+	has "$T/out" "memfd write 4M: patched, 4096 kB still pinned"
+	has "$T/out" "Data lost or corrupted"
+	has "$T/out" "tmpfs-shared write 4M: patched, 1 row(s)"
+	grep -qE '^  patched +[^ ]+ +[0-9]+ +2 +0 +0 +0$' "$T/out" || fail "the two rows are not counted as failures"
+	grep -q '^1 [0-9]* 2171169 "0 (FAIL)" 16777215$' "$T/plots/verdicts.dat" || fail "a failed cell is not in the failure colour"
+	grep -q "title 'FAIL'\|title \"FAIL\"" "$T/plots/verdicts.gp" || fail "no legend entry for FAIL"
+	pass "leaked and corrupt rows: failed, listed under pins leaked and data lost or corrupted, failure colour in the grid" ;;
 fs-split)
 	# file-shared on ext4 and xfs in one file (CRLF line ends): keyed by
 	# fs_type, the xfs row differs.
