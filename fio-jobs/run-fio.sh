@@ -10,16 +10,22 @@
 # Prints a KTAP line per pair; exit 0 if every fixedbufs=1 job got the
 # answer the contract expects and every twin ran, 1 otherwise.
 # fio2csv.sh (host) turns the directory into CSV rows.
-# Default job files: all of them. Parameters (exported for the ${VAR}s of
-# the job files): BS IODEPTH RUNTIME TARGET_SIZE RW, and REPEAT.
+# Default job files: all of them. Parameters: BS IODEPTH RUNTIME
+# TARGET_SIZE RW (defaults: global.inc's values) and REPEAT; the devices
+# and mounts are the LONGPIN_* variables of vm/longpin-vm's guest (a pair
+# that needs an unset one is skipped). The job files carry literal
+# defaults so that fio runs them as they are; run-fio.sh runs copies in a
+# temp dir in which these ${VAR}s replace them (fio_jobvars, memtype.sh).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/memtype.sh"
 
-# TCG defaults: a repeat costs ~2 s + per job ~0.3 s (+ RUNTIME if it
-# registered); the default set (26 pairs) is ~80 s with REPEAT=3.
-: "${BS:=4k}" "${IODEPTH:=8}" "${RUNTIME:=200ms}" "${TARGET_SIZE:=16m}"
-: "${RW:=randread}" "${REPEAT:=3}"
+# TCG defaults (global.inc: 4k, QD 8, 200ms, 16m, randread): a repeat
+# costs ~2 s + per job ~0.3 s (+ RUNTIME if it registered); the default
+# set (26 pairs) is ~80 s with REPEAT=3.
+inc() { sed -n "s/^$1=//p" "$HERE/global.inc"; }
+: "${BS:=$(inc bs)}" "${IODEPTH:=$(inc iodepth)}" "${RUNTIME:=$(inc runtime)}"
+: "${TARGET_SIZE:=$(inc size)}" "${RW:=$(inc rw)}" "${REPEAT:=3}"
 export BS IODEPTH RUNTIME TARGET_SIZE RW
 OUT=${FIO_OUT:-/results/fio}
 LONGPIN=${LONGPIN:-longpin}
@@ -68,8 +74,16 @@ for d in "${LONGPIN_EXT4:-}" "${LONGPIN_XFS:-}" "${LONGPIN_TMPFS:-}" \
 		die "cannot write $d/fio-target"
 	cleanup_files="$cleanup_files $d/fio-shared-buf $d/fio-target $d/fio-buf"
 done
+# the job files as fio runs them: ${VAR}s in place of their defaults
+jobs=$(mktemp -d "${TMPDIR:-/tmp}/run-fio.XXXXXX") || die "cannot create a temp dir"
 # shellcheck disable=SC2086
-trap 'rm -f $cleanup_files ${LONGPIN_HUGETLBFS:-/nonexistent}/fio-buf' EXIT
+trap 'rm -f $cleanup_files ${LONGPIN_HUGETLBFS:-/nonexistent}/fio-buf; rm -rf "$jobs"' EXIT
+# (include by absolute path: fio looks for a relative one in its working
+# directory first, and only then next to the job file)
+for f in "$HERE"/*.fio "$HERE/global.inc"; do
+	fio_jobvars "$f" | sed "s|^include \([^/]\)|include $jobs/\1|" >"$jobs/${f##*/}" ||
+		die "cannot write $jobs/${f##*/}"
+done
 
 # sections JOBFILE: one line per -fixed section (its -plain twin differs
 # only in fixedbufs: tests/fio.sh jobs checks it):
@@ -112,8 +126,8 @@ list=$OUT/.pairs
 : >"$list"
 rm -f "$list.nohuge"
 for g in "$@"; do
-	f=$HERE/${g%.fio}.fio
-	[ -f "$f" ] || die "no job file $f"
+	[ -f "$HERE/${g%.fio}.fio" ] || die "no job file $HERE/${g%.fio}.fio"
+	f=$jobs/${g%.fio}.fio
 	sections "$f" | sed "s/^/${g%.fio}|/" >>"$list"
 done
 
@@ -150,7 +164,7 @@ EOT
 	secs="$secs --section=$pair-fixed --section=$pair-plain"
 	# only files with a runnable pair: fio refuses a file whose [global]
 	# has an empty value (filename=${LONGPIN_PMEM} unset), sections or not
-	case " $files " in *" $HERE/$g.fio "*) ;; *) files="$files $HERE/$g.fio" ;; esac
+	case " $files " in *" $jobs/$g.fio "*) ;; *) files="$files $jobs/$g.fio" ;; esac
 done <"$list"
 
 # The runs: fio costs ~2 s to start under TCG and ~0.3 s per job, so each

@@ -10,8 +10,8 @@ function(lp_fio_test case label)
 endfunction()
 
 foreach(case header convert convert-6.12 append error-text verdicts memtype jobs
-    bad-usage bad-nodir bad-nometa bad-header bad-fields bad-norun bad-json
-    bad-job bad-csv)
+    parse-only bad-usage bad-nodir bad-nometa bad-header bad-fields bad-norun
+    bad-json bad-job bad-csv)
   lp_fio_test(${case} host)
 endforeach()
 # boots the stock kernel in QEMU: ~90 s under TCG

@@ -205,14 +205,45 @@ jobs)
 				if (fb[k, "fixed"] != "fixedbufs=1" || fb[k, "plain"] != "fixedbufs=0") { print FILENAME ": " k ": fixedbufs"; bad = 1 } }
 				exit bad }' "$f" || fail "$f"
 	done
+	# the copies run-fio.sh runs: a ${VAR} in place of every path and
+	# parameter, so that run-fio.sh overrides all of them
+	. "$J/memtype.sh"
+	mkdir "$T/jobs"
+	for f in "$J"/*.fio "$J/global.inc"; do fio_jobvars "$f" >"$T/jobs/${f##*/}"; done
+	! grep -nE '^[^;#][^=]*=([a-z]+:)?/' "$T/jobs"/* ||
+		fail "a path run-fio.sh cannot override: add it to FIO_PATHS (memtype.sh)"
+	! grep -nE '^(rw|bs|iodepth|size|runtime)=[^$]' "$T/jobs/global.inc" ||
+		fail "a parameter of global.inc run-fio.sh cannot override: FIO_PARAMS (memtype.sh)"
 	command -v fio >/dev/null || skip "twins ok; no fio to parse the job files"
-	export BS=4k IODEPTH=8 RUNTIME=200ms TARGET_SIZE=16m RW=randread LONGPIN_NULLBLK=/dev/null
+	export BS=8k IODEPTH=4 RUNTIME=1s TARGET_SIZE=2m RW=randwrite LONGPIN_NULLBLK=/dev/null
 	for v in PMEM DAX_EXT4 DAX_XFS EXT4 XFS TMPFS HUGETLBFS; do export LONGPIN_$v=/tmp; done
-	for f in "$J"/*.fio; do
-		(cd / && fio --parse-only "$f") >"$T/p" 2>&1 || { cat "$T/p"; fail "fio --parse-only $f"; }
+	for f in "$T/jobs"/*.fio; do
+		(cd / && fio --parse-only "$f") >"$T/p" 2>&1 || { cat "$T/p"; fail "fio --parse-only ${f##*/} as run-fio.sh runs it"; }
+	done
+	(cd / && fio --showcmd "$T/jobs/nullb.fio") >"$T/p" 2>&1
+	for o in rw=randwrite bs=8k iodepth=4 size=2m runtime=1s filename=/dev/null mem=mmap:/tmp/fio-buf; do
+		grep -qF -- "--$o " "$T/p" || { cat "$T/p"; fail "nullb.fio as run-fio.sh runs it: no --$o"; }
 	done
 	n=$(cat "$J"/*.fio | grep -c '^\[.*-fixed\]')
-	pass "$n fixed/plain twins; fio parses every job file" ;;
+	pass "$n fixed/plain twins; fio parses every job file as run-fio.sh runs it, with its parameters" ;;
+parse-only)
+	# the job files as fio users run them: no ${VAR}s in the environment,
+	# another working directory (fio looks for include global.inc there
+	# first, then next to the job file)
+	command -v fio >/dev/null || skip "no fio (apt-get install -y fio)"
+	n=0 bad=''
+	for f in "$J"/*.fio; do
+		echo "+ (cd $T && env -i PATH=\$PATH fio --parse-only $f)"
+		rc=0
+		(cd "$T" && env -i PATH="$PATH" fio --parse-only "$f") >"$T/p" 2>&1 || rc=$?
+		if [ "$rc" != 0 ] || grep -q '^fio: ' "$T/p"; then
+			grep '^fio' "$T/p" || cat "$T/p"
+			bad="$bad ${f##*/}"
+		fi
+		n=$((n + 1))
+	done
+	[ -z "$bad" ] || fail "fio --parse-only without environment fails:$bad"
+	pass "$n job files parse with an empty environment from another directory" ;;
 vm-stock)
 	VM=$ROOT/vm/longpin-vm
 	[ -x "$VM" ] || skip "no vm/longpin-vm"
