@@ -223,5 +223,7 @@ void table_print(const struct row *r, bool header);
 #define KiB 1024UL
 #define MiB (1024UL * KiB)
 #define GiB (1024UL * MiB)
+/* --size above this is refused: io_uring takes at most 1 GiB per buffer */
+#define LP_SIZE_MAX (1024 * GiB)
 
 #endif

@@ -69,6 +69,13 @@ int mem_check_size(const struct mem_ops *ops, const struct opts *o)
 		return lp_err(LP_EUSAGE,
 			      "--size %zu is not a multiple of the page size %zu: round it to %zuK",
 			      o->size, pg, (o->size / pg + 1) * pg / KiB);
+	/* the I/O check writes and reads back one --bs block at least */
+	if (!o->no_io && !o->lifetime && !o->print_expected &&
+	    !(ops->flags & MEM_RDONLY) && o->size < o->bs)
+		return lp_err(LP_EUSAGE,
+			      "--size %zuK is smaller than --bs %zuK: give --size %zuK or more, a smaller --bs, or --no-io",
+			      o->size / KiB, (size_t)o->bs / KiB,
+			      (size_t)o->bs / KiB);
 	huge = ops->flags & MEM_HUGETLB ? hugepage_size() :
 	       ops->flags & MEM_THP ? 2 * MiB : 0;
 	if (huge && o->size % huge)

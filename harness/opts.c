@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The command line: usage, options, their checks (fuzzed: fuzz/opts_fuzz.c). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,7 +124,13 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	int ret = LP_OK;
 
 	switch (c) {
-	case 'm': o->mem = arg; break;
+	case 'm':
+		if (o->mem)
+			return lp_err(LP_EUSAGE,
+				      "--mem given twice (%s, then %s): give one memory type per run",
+				      o->mem, arg);
+		o->mem = arg;
+		break;
 	case 'd': o->dir = arg; break;
 	case 'D': o->dev = arg; break;
 	case 't': o->target = arg; break;
@@ -145,7 +152,12 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		o->cycles = v;
 		break;
 	case 's':
-		if (parse_size(arg, &o->size))
+		ret = parse_size(arg, &o->size);
+		if (ret == -ERANGE || (!ret && o->size > LP_SIZE_MAX))
+			return lp_err(LP_EUSAGE,
+				      "--size %s is too large: give at most %luG",
+				      arg, LP_SIZE_MAX / GiB);
+		if (ret)
 			return lp_err(LP_EUSAGE,
 				      "--size %s: give bytes or N with K, M or G (e.g. 64M)",
 				      arg);
