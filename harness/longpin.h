@@ -42,6 +42,7 @@ struct opts {
 	const char *dir;
 	const char *dev;
 	const char *target;
+	bool target_overwrite;		/* --target may be a file with data */
 	unsigned int bs;
 	unsigned int qd;
 	uint64_t ios;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "longpin.h"
 #include "mem_ops.h"
@@ -34,7 +35,9 @@ static void usage(FILE *f)
 "  --dir DIR       directory for file types (tmpfs default /dev/shm)\n"
 "  --dev PATH      device-dax node for devdax\n"
 "  --target PATH   file or block device for I/O (default: a temp file\n"
-"                  next to the memory, or in $TMPDIR or /tmp)\n"
+"                  next to the memory, or in $TMPDIR or /tmp); an existing\n"
+"                  non-empty file is refused: longpin writes over it\n"
+"  --target-overwrite  let --target write over an existing file\n"
 "  --bs N          I/O block size (default 4K)\n"
 "  --qd N          I/O queue depth (default 8)\n"
 "  --ios N         I/Os per timed pass (default 2048)\n"
@@ -72,7 +75,7 @@ static void usage(FILE *f)
 enum { OPT_LIST = 256, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
        OPT_VERSION, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
        OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK,
-       OPT_CONCURRENT };
+       OPT_CONCURRENT, OPT_TARGET_OVERWRITE };
 
 static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, 'm' },
@@ -99,6 +102,7 @@ static const struct option long_opts[] = {
 	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
 	{ "no-memlock-check", no_argument, NULL, OPT_NO_MEMLOCK_CHECK },
 	{ "concurrent", no_argument, NULL, OPT_CONCURRENT },
+	{ "target-overwrite", no_argument, NULL, OPT_TARGET_OVERWRITE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -142,6 +146,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_PRINT_EXPECTED: o->print_expected = true; break;
 	case OPT_NO_MEMLOCK_CHECK: o->no_memlock_check = true; break;
 	case OPT_CONCURRENT: o->concurrent = true; break;
+	case OPT_TARGET_OVERWRITE: o->target_overwrite = true; break;
 	case OPT_LIFETIME:
 		o->lifetime = arg;
 		if (!strcmp(arg, "memlock"))
@@ -197,6 +202,22 @@ static int parse_one(struct opts *o, int c, const char *arg)
 }
 
 /*
+ * The I/O writes a pattern over --target: a file that already holds data
+ * is the user's, not longpin's, unless --target-overwrite says otherwise.
+ */
+static int target_check(const struct opts *o)
+{
+	struct stat st;
+
+	if (!o->target || o->target_overwrite || o->no_io ||
+	    stat(o->target, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+		return LP_OK;
+	return lp_err(LP_EUSAGE,
+		      "--target %s holds %lld bytes that the I/O would overwrite: give a new or empty file, or --target-overwrite",
+		      o->target, (long long)st.st_size);
+}
+
+/*
  * Parse the command line into @o. Returns LP_OK to run, -1 when done
  * (--help, --list, ...), else an exit status after a one-line error.
  * Callable more than once (the fuzzer does): getopt is reset first.
@@ -233,6 +254,9 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	if (!o->mem)
 		return lp_err(LP_EUSAGE,
 			      "no memory type: give --mem TYPE (longpin --list shows them)");
+	ret = target_check(o);
+	if (ret != LP_OK)
+		return ret;
 	if (o->mmap_probe && !o->cycles)
 		return lp_err(LP_EUSAGE,
 			      "--mmap-probe runs during --cycles: give --cycles N too");

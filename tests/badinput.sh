@@ -27,6 +27,19 @@ size-overflow)	expect 2 "--size 99999999999999999999G is too large: give at most
 size-max)	expect 2 "--size 18446744073709551615 is too large: give at most 1024G" --mem anon --size 18446744073709551615 ;;
 size-below-bs)	expect 2 "--size 4K is smaller than --bs 8K: give --size 8K or more, a smaller --bs, or --no-io" --mem anon --size 4K --bs 8K ;;
 mem-twice)	expect 2 "--mem given twice \\(anon, then memfd\\): give one memory type per run" --mem anon --mem memfd --size 4M --no-io ;;
+target-exists)
+	# a file with data is the user's: refused, left as it was
+	head -c 100000 /dev/urandom >"$T/mine" && sum=$(md5sum <"$T/mine")
+	run_longpin --mem anon --size 4M --target "$T/mine" --ios 16 --repeat 1
+	[ "$rc" = 2 ] || fail "exit status $rc, expected 2"
+	grep -q "^longpin: --target $T/mine holds 100000 bytes that the I/O would overwrite: give a new or empty file, or --target-overwrite$" "$T/out" ||
+		fail "no one-line message naming the file and --target-overwrite"
+	[ "$(md5sum <"$T/mine")" = "$sum" ] || fail "the file was changed"
+	run_longpin --mem anon --size 4M --target "$T/mine" --target-overwrite --ios 16 --repeat 1
+	[ "$rc" = 0 ] || fail "exit status $rc with --target-overwrite"
+	rm -f "$T/mine"
+	no_leftovers "$T"
+	pass "an existing file with data is refused (exit 2, unchanged), --target-overwrite writes it" ;;
 size-hugetlb)	expect 2 "not a multiple of hugetlb's huge page size 2048K: use 2M" --mem hugetlb --size 4K ;;
 size-thp)	expect 2 "not a multiple of anon-thp's huge page size 2048K: use 4M" --mem anon-thp --size 3M ;;
 no-dir)		expect 2 "file-shared needs --dir DIR" --mem file-shared ;;
