@@ -7,6 +7,7 @@
 #define LONGPIN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <limits.h>
@@ -218,6 +219,7 @@ struct row {
 	const char *note;
 };
 int csv_append(const char *path, const struct row *r, unsigned int repeat);
+int csv_verify(FILE *f, const char *path);
 void table_print(const struct row *r, bool header);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

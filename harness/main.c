@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <liburing.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -255,17 +256,38 @@ out_ring:
 }
 
 /* Fail before the run, not after it, when the CSV cannot be written. */
+/*
+ * Fail before the run when the CSV cannot take our rows: an existing file
+ * must be ours and writable, a new one's directory writable. Nothing is
+ * created here, so an early exit leaves no empty CSV behind.
+ */
 static int csv_check(const char *path)
 {
+	char dir[PATH_MAX], *slash;
 	FILE *f;
+	int ret;
 
 	if (!path || !strcmp(path, "-"))
 		return LP_OK;
-	f = fopen(path, "a");
-	if (!f)
+	f = fopen(path, "r");
+	if (f) {
+		ret = csv_verify(f, path);
+		fclose(f);
+		if (ret == LP_OK && access(path, W_OK))
+			ret = lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+				     path, strerror(errno));
+		return ret;
+	}
+	if (errno != ENOENT)
 		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			      path, strerror(errno));
-	fclose(f);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (access(slash ? dir : ".", W_OK | X_OK))
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
 	return LP_OK;
 }
 

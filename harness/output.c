@@ -130,6 +130,34 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
  * Append one row to @path ("-": stdout), with the header when the file is
  * new or empty. The file is locked so that parallel runs do not interleave.
  */
+/*
+ * @f, open for reading, must be empty or hold our header and end with a
+ * newline: rows are never glued onto another tool's file or a cut-off row.
+ */
+int csv_verify(FILE *f, const char *path)
+{
+	static char line[sizeof(csv_header) + 1];
+	long lines = 1;
+	int ch, last = '\n';
+
+	rewind(f);
+	if (!fgets(line, sizeof(line), f))
+		return LP_OK;
+	if (strcmp(line, csv_header))
+		return lp_err(LP_EUSAGE,
+			      "--csv %s:1: not a longpin CSV of schema %d (another header): give a new --csv file",
+			      path, LONGPIN_SCHEMA);
+	while ((ch = getc(f)) != EOF) {
+		lines += last == '\n';
+		last = ch;
+	}
+	if (last != '\n')
+		return lp_err(LP_EUSAGE,
+			      "--csv %s:%ld: the last line has no newline (a cut-off row?): remove or finish it, or give a new --csv file",
+			      path, lines);
+	return LP_OK;
+}
+
 int csv_append(const char *path, const struct row *r, unsigned int repeat)
 {
 	FILE *f = strcmp(path, "-") ? fopen(path, "a") : stdout;
@@ -141,6 +169,18 @@ int csv_append(const char *path, const struct row *r, unsigned int repeat)
 	if (f != stdout) {
 		flock(fileno(f), LOCK_EX);
 		fseek(f, 0, SEEK_END);
+	}
+	if (f != stdout && ftell(f) > 0) {
+		/* what another writer may have left since csv_check() */
+		FILE *rf = fopen(path, "r");
+
+		ret = rf ? csv_verify(rf, path) : LP_OK;
+		if (rf)
+			fclose(rf);
+		if (ret != LP_OK) {
+			fclose(f);
+			return ret;
+		}
 	}
 	if (f == stdout || ftell(f) == 0)
 		fputs(csv_header, f);

@@ -16,6 +16,16 @@ expect() { # STATUS REGEX ARGS...
 	pass "$case: exit $status, message matches /$re/"
 }
 
+# expect_keep FILE STATUS REGEX ARGS...: expect, and FILE is unchanged
+expect_keep() {
+	local f=$1 sum; shift
+	sum=$(md5sum <"$f")
+	( expect "$@" ) || exit 1
+	[ "$(md5sum <"$f")" = "$sum" ] || fail "$f was changed"
+	rm -f "$f"
+	pass "$case: refused, $f unchanged"
+}
+
 case=$1
 case $case in
 unknown-mem)	expect 2 "unknown memory type 'bogus'.*--list" --mem bogus ;;
@@ -63,6 +73,26 @@ option)		expect 2 "unknown option or missing argument '--frobnicate'" --mem anon
 expect-name)	expect 2 "--expect linux-9.9: no such contract" --mem anon --expect linux-9.9 ;;
 concurrent)	expect 2 "--concurrent belongs to --lifetime cycles: give --lifetime cycles too" --mem anon --lifetime munmap --concurrent ;;
 csv-unwritable)	expect 2 "--csv $T/no/such.csv: No such file or directory: give a writable file" --mem anon --size 4K --no-io --csv "$T/no/such.csv" ;;
+csv-other-header)
+	# a CSV of another tool or schema: refused, left as it was
+	printf 'a,b,c\n1,2,3\n' >"$T/other.csv"
+	expect_keep "$T/other.csv" 2 "--csv $T/other.csv:1: not a longpin CSV of schema 1 \\(another header\\): give a new --csv file" \
+		--mem anon --size 4M --no-io --csv "$T/other.csv" ;;
+csv-no-newline)
+	# a row cut short (no trailing newline): never glue a row onto it
+	run_longpin --mem anon --size 4M --no-io --csv "$T/cut.csv"
+	printf '1,harness,cut' >>"$T/cut.csv"
+	expect_keep "$T/cut.csv" 2 "--csv $T/cut.csv:3: the last line has no newline \\(a cut-off row\\?\\): remove or finish it, or give a new --csv file" \
+		--mem anon --size 4M --no-io --csv "$T/cut.csv" ;;
+csv-no-empty)
+	# an early exit (2, 77) creates no CSV
+	run_longpin --mem anon --size 4M --bs 8M --csv "$T/new.csv"
+	[ "$rc" = 2 ] || fail "exit status $rc, expected 2"
+	[ ! -e "$T/new.csv" ] || fail "exit 2 left $T/new.csv behind"
+	run_longpin --mem hugetlb --size 64G --no-io --csv "$T/new2.csv"
+	[ "$rc" = 77 ] || [ "$rc" = 2 ] || fail "exit status $rc, expected 77 or 2"
+	[ ! -e "$T/new2.csv" ] || fail "exit $rc left $T/new2.csv behind"
+	pass "exit 2 and $rc create no CSV" ;;
 memlock)
 	is_root || skip "needs root to run as another user with a small RLIMIT_MEMLOCK"
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) missing"
