@@ -1058,8 +1058,7 @@ static int run_pf(struct lt *t, const struct lt_case *k)
 	int ret = io_uring_queue_init(2 * LT_INFLIGHT, &t->ring, 0);
 
 	if (ret)
-		return lp_err(LP_EUSAGE, "io_uring_queue_init: %s",
-			      strerror(-ret));
+		return ring_init_err(ret);
 	t->ring_up = true;
 	ret = k->own_mem ? lt_limits(t) : mem_case(t, k);
 	lt_cleanup(t);

@@ -187,6 +187,9 @@ struct cycles_result {
 int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	       bool probe, bool untouch, int first, struct cycles_result *cr);
 
+/* main.c: io_uring_queue_init()'s failure as a one-line error */
+int ring_init_err(int ret);
+
 /* lifetime.c: --lifetime CASE instead of the registration measurement */
 int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 		  const struct contract *c);

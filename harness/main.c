@@ -35,15 +35,15 @@ static int memlock_check(const struct opts *o)
 		      need_kb, need_kb);
 }
 
-static int ring_init(struct io_uring *ring, const struct opts *o)
+/*
+ * Why io_uring_queue_init() failed with @ret, as a one-line error naming
+ * the fix (the normal mode and --lifetime share it).
+ */
+int ring_init_err(int ret)
 {
-	unsigned int entries = o->qd < 16 ? 32 : 2 * o->qd;
-	int ret = io_uring_queue_init(entries, ring, 0);
 	FILE *f;
 	int dis = -1;
 
-	if (!ret)
-		return LP_OK;
 	if (ret == -ENOSYS)
 		return lp_err(LP_SKIP,
 			      "this kernel has no io_uring (CONFIG_IO_URING=n): use a kernel with it");
@@ -58,6 +58,14 @@ static int ring_init(struct io_uring *ring, const struct opts *o)
 			      "io_uring is disabled (kernel.io_uring_disabled=%d): run `sysctl -w kernel.io_uring_disabled=0` as root",
 			      dis);
 	return lp_err(LP_EUSAGE, "io_uring_queue_init: %s", strerror(-ret));
+}
+
+static int ring_init(struct io_uring *ring, const struct opts *o)
+{
+	unsigned int entries = o->qd < 16 ? 32 : 2 * o->qd;
+	int ret = io_uring_queue_init(entries, ring, 0);
+
+	return ret ? ring_init_err(ret) : LP_OK;
 }
 
 struct probe {

@@ -111,5 +111,13 @@ io-uring-disabled)
 	old=$(cat $f); on_exit "echo $old > $f"
 	echo 2 >$f
 	expect 2 "io_uring is disabled \(kernel.io_uring_disabled=2\): run \`sysctl -w kernel.io_uring_disabled=0\`" --mem anon --size 4K ;;
+io-uring-disabled-lifetime)
+	# --lifetime names the sysctl too (it said "Operation not permitted")
+	f=/proc/sys/kernel/io_uring_disabled
+	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
+	is_root || skip "needs root to set kernel.io_uring_disabled"
+	old=$(cat $f); on_exit "echo $old > $f"
+	echo 2 >$f
+	expect 2 "io_uring is disabled \(kernel.io_uring_disabled=2\): run \`sysctl -w kernel.io_uring_disabled=0\`" --lifetime munmap --mem anon --size 4M ;;
 *)	fail "unknown case $case" ;;
 esac

@@ -35,8 +35,10 @@ foreach(case unknown-mem no-mem size-zero size-unaligned size-garbage
 endforeach()
 set_tests_properties(badinput/no-hugepages PROPERTIES RESOURCE_LOCK hugepages)
 # io_uring is switched off for the whole machine for a moment: alone.
-lp_test(badinput/io-uring-disabled ${LP_TESTS}/badinput.sh io-uring-disabled)
-set_tests_properties(badinput/io-uring-disabled PROPERTIES RUN_SERIAL TRUE)
+foreach(case io-uring-disabled io-uring-disabled-lifetime)
+  lp_test(badinput/${case} ${LP_TESTS}/badinput.sh ${case})
+  set_tests_properties(badinput/${case} PROPERTIES RUN_SERIAL TRUE)
+endforeach()
 
 foreach(case corrupt leak csv cli unchecked expect over-1g sigint cycles
     probe-cpus print-expected)
