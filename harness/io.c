@@ -19,7 +19,6 @@
 
 #include "longpin.h"
 
-#define TARGET_SIZE	(16 * MiB)	/* default span of the reads */
 #define CHECK_MAX	(4 * MiB)	/* bytes written and read back */
 #define MAX_SLOTS	1024
 
@@ -109,6 +108,18 @@ static bool blk_mounted(const char *path)
 	return found;
 }
 
+/*
+ * The span of the reads: the buffer's own size in whole MiB (at least
+ * one), so that each slot of a large buffer reads its own part of the
+ * target rather than the first 16 MiB over and over.
+ */
+static off_t target_span(const struct mem *m)
+{
+	off_t span = ((off_t)m->len + (off_t)MiB - 1) / (off_t)MiB * (off_t)MiB;
+
+	return span < (off_t)MiB ? (off_t)MiB : span;
+}
+
 static int target_open_blk(struct target *t, const char *path)
 {
 	uint64_t bytes = 0;
@@ -126,7 +137,8 @@ static int target_open_blk(struct target *t, const char *path)
 		return lp_err(LP_EUSAGE, "--target %s: %s", path,
 			      strerror(errno));
 	ioctl(t->fd, BLKGETSIZE64, &bytes);
-	t->size = bytes < TARGET_SIZE ? (off_t)bytes : (off_t)TARGET_SIZE;
+	if ((off_t)bytes < t->size)
+		t->size = bytes;
 	t->blk = true;
 	t->nullblk = realpath(path, real) && strstr(real, "/dev/nullb");
 	return LP_OK;
@@ -159,7 +171,7 @@ static int target_open(struct target *t, const struct mem *m,
 	struct stat st;
 
 	memset(t, 0, sizeof(*t));
-	t->size = TARGET_SIZE;
+	t->size = target_span(m);
 	if (o->target && !stat(o->target, &st) && S_ISBLK(st.st_mode)) {
 		snprintf(t->path, sizeof(t->path), "%s", o->target);
 		return target_open_blk(t, o->target);

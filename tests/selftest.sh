@@ -115,6 +115,15 @@ cycles)
 	run_longpin --mem anon --size 4M --mmap-probe
 	[ "$rc" = 2 ] && grep -q -- "--mmap-probe runs during --cycles" "$T/out" || fail "--mmap-probe alone"
 	pass "200 cycles balanced, $calls mmap probes timed" ;;
+target-size)
+	# the I/O target spans the buffer (whole MiB), not a fixed 16 MiB
+	for sz in 2 32; do
+		run_longpin --mem anon --size ${sz}M --ios 64 --repeat 1 --target "$T/t$sz"
+		[ "$rc" = 0 ] || fail "exit status $rc at ${sz}M"
+		got=$(stat -c %s "$T/t$sz")
+		[ "$got" = $((sz << 20)) ] || fail "a ${sz} MiB buffer got a target of $got bytes, want $((sz << 20))"
+	done
+	pass "2 and 32 MiB buffers read a target of their own size" ;;
 probe-cpus)
 	# the prober and the registration run on two CPUs when there are two,
 	# so that the probe times locks and IPIs, not the scheduler; the
