@@ -375,6 +375,8 @@ int main(int argc, char **argv)
 		ret = memlock_check(&o);
 	if (ret == LP_OK)
 		ret = csv_check(o.csv);
+	if (ret == LP_OK && o.csv && !strcmp(o.csv, "-"))
+		ret = csv_to_stdout();
 	if (ret == LP_OK)
 		ret = resolve_contract(&o, &c);
 	if (ret != LP_OK)

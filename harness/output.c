@@ -158,19 +158,42 @@ int csv_verify(FILE *f, const char *path)
 	return LP_OK;
 }
 
+/* --csv -: the process's original stdout, the CSV's alone (csv_to_stdout) */
+static FILE *csv_out;
+static bool csv_out_header;
+
+/*
+ * --csv -: keep the real stdout for the CSV and send everything else that
+ * longpin prints there (the table) to stderr, so that `longpin --csv - >
+ * out.csv` or a pipe gets one header and CSV rows only.
+ */
+int csv_to_stdout(void)
+{
+	int fd;
+
+	fflush(stdout);
+	fd = dup(STDOUT_FILENO);
+	if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 ||
+	    !(csv_out = fdopen(fd, "w")))
+		return lp_err(LP_EUSAGE, "--csv -: %s", strerror(errno));
+	setvbuf(csv_out, NULL, _IOLBF, 0);
+	return LP_OK;
+}
+
 int csv_append(const char *path, const struct row *r, unsigned int repeat)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "a") : stdout;
+	FILE *out = csv_out ? csv_out : stdout;
+	FILE *f = strcmp(path, "-") ? fopen(path, "a") : out;
 	int ret = LP_OK;
 
 	if (!f)
 		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			      path, strerror(errno));
-	if (f != stdout) {
+	if (f != out) {
 		flock(fileno(f), LOCK_EX);
 		fseek(f, 0, SEEK_END);
 	}
-	if (f != stdout && ftell(f) > 0) {
+	if (f != out && ftell(f) > 0) {
 		/* what another writer may have left since csv_check() */
 		FILE *rf = fopen(path, "r");
 
@@ -182,12 +205,14 @@ int csv_append(const char *path, const struct row *r, unsigned int repeat)
 			return ret;
 		}
 	}
-	if (f == stdout || ftell(f) == 0)
+	if (f == out ? !csv_out_header : ftell(f) == 0)
 		fputs(csv_header, f);
+	if (f == out)
+		csv_out_header = true;
 	put_row(f, r, repeat);
 	if (fflush(f))
 		ret = lp_err(LP_EUSAGE, "--csv %s: %s", path, strerror(errno));
-	if (f != stdout)
+	if (f != out)
 		fclose(f);
 	return ret;
 }

@@ -115,6 +115,19 @@ cycles)
 	run_longpin --mem anon --size 4M --mmap-probe
 	[ "$rc" = 2 ] && grep -q -- "--mmap-probe runs during --cycles" "$T/out" || fail "--mmap-probe alone"
 	pass "200 cycles balanced, $calls mmap probes timed" ;;
+csv-stdout)
+	# --csv -: one header and CSV rows only on stdout, to a file and to a
+	# pipe; the table goes to stderr
+	"$LONGPIN" --mem anon --size 4M --prefault all --no-io --csv - >"$T/o.csv" 2>"$T/e"
+	"$LONGPIN" --mem anon --size 4M --prefault all --no-io --csv - 2>/dev/null | cat >"$T/p.csv"
+	"$LONGPIN" --lifetime munmap --mem anon --size 4M --prefault write,none --csv - 2>/dev/null | cat >"$T/l.csv"
+	for f in o p l; do
+		[ "$(grep -c '^schema,' "$T/$f.csv")" = 1 ] || fail "$f.csv: not exactly one header"
+		[ "$(grep -vc '^schema,\|^1,harness,' "$T/$f.csv")" = 0 ] || fail "$f.csv: lines that are not CSV: $(grep -v '^schema,\|^1,harness,' "$T/$f.csv" | head -2)"
+	done
+	[ "$(wc -l <"$T/o.csv") $(wc -l <"$T/p.csv") $(wc -l <"$T/l.csv")" = "4 4 3" ] || fail "rows: $(wc -l <"$T/o.csv") $(wc -l <"$T/p.csv") $(wc -l <"$T/l.csv"), want 4 4 3"
+	grep -q '^memtype ' "$T/e" || fail "no table on stderr"
+	pass "--csv -: one header and only CSV rows on stdout (file, pipe, lifetime), the table on stderr" ;;
 target-size)
 	# the I/O target spans the buffer (whole MiB), not a fixed 16 MiB
 	for sz in 2 32; do
