@@ -14,25 +14,76 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "longpin.h"
 #include "mem_ops.h"
 
+static unsigned int ring_entries(const struct opts *o)
+{
+	return o->qd < 16 ? 32 : 2 * o->qd;
+}
+
+static size_t pages_kb(size_t bytes)
+{
+	size_t pg = sysconf(_SC_PAGESIZE);
+
+	return (bytes + pg - 1) / pg * pg / KiB;
+}
+
+/*
+ * kB the kernel charges to RLIMIT_MEMLOCK for a ring like ours, besides
+ * the buffer. 6.18 charges the rings and SQEs (16 kB for 128 entries),
+ * 6.1 does not: a child with a limit of 0 tries to set one up, and if
+ * that fails with -ENOMEM the size is the rings' (a CQE array of twice
+ * the entries, the SQ index array and a header of at most 256 bytes) plus
+ * the SQEs', each rounded up to pages.
+ */
+static size_t ring_charge_kb(const struct opts *o)
+{
+	unsigned int n = ring_entries(o);
+	struct io_uring ring;
+	struct rlimit rl;
+	int status = 0;
+	pid_t pid;
+
+	pid = fork();
+	if (pid < 0)
+		return 0;
+	if (!pid) {
+		if (!getrlimit(RLIMIT_MEMLOCK, &rl)) {
+			rl.rlim_cur = 0;
+			setrlimit(RLIMIT_MEMLOCK, &rl);
+		}
+		_exit(io_uring_queue_init(n, &ring, 0) == -ENOMEM);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 1)
+		return 0;
+	return pages_kb(256 + 2 * n * 16 + n * 4) + pages_kb(n * 64);
+}
+
 /* Without CAP_IPC_LOCK the ring's pins are charged to RLIMIT_MEMLOCK. */
 static int memlock_check(const struct opts *o)
 {
 	size_t need_kb = o->size / KiB * (o->inject ? 2 : 1);
+	long pinned = vmpin_kb();
+	size_t ring_kb;
 	struct rlimit rl;
 
 	if (have_cap_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
-	    rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur / KiB >= need_kb)
+	    rl.rlim_cur == RLIM_INFINITY)
+		return LP_OK;
+	ring_kb = ring_charge_kb(o);
+	need_kb += ring_kb + (pinned > 0 ? pinned : 0);
+	if (rl.rlim_cur / KiB >= need_kb)
 		return LP_OK;
 	return lp_err(LP_EUSAGE,
-		      "RLIMIT_MEMLOCK is %llu kB, registering %zu kB needs at least %zu kB: run `ulimit -l %zu` (or unlimited) first, or raise memlock in /etc/security/limits.conf",
+		      "RLIMIT_MEMLOCK is %llu kB, registering %zu kB needs at least %zu kB (the buffer and %zu kB for the ring): run `ulimit -l %zu` (or unlimited) first, or raise memlock in /etc/security/limits.conf",
 		      (unsigned long long)rl.rlim_cur / KiB, o->size / KiB,
-		      need_kb, need_kb);
+		      need_kb, ring_kb, need_kb);
 }
 
 /*
@@ -62,8 +113,7 @@ int ring_init_err(int ret)
 
 static int ring_init(struct io_uring *ring, const struct opts *o)
 {
-	unsigned int entries = o->qd < 16 ? 32 : 2 * o->qd;
-	int ret = io_uring_queue_init(entries, ring, 0);
+	int ret = io_uring_queue_init(ring_entries(o), ring, 0);
 
 	return ret ? ring_init_err(ret) : LP_OK;
 }
