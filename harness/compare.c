@@ -25,7 +25,7 @@ static const char *const col_name[NCOLS] = {
 	"plain_mibs_min", "plain_mibs_med", "plain_mibs_max",
 	"ratio_min", "ratio_med", "ratio_max",
 	"probe_calls", "probe_p999_us", "probe_max_us",
-	"vmpin_leak_kb", "data_check",
+	"vmpin_leak_kb", "data_check", "kernel", "contract",
 };
 
 void die_oom(void)
@@ -233,6 +233,30 @@ static void count_verdicts(struct file *f)
 	}
 }
 
+/*
+ * One file is one kernel: rows of two kernels (or judged by two contracts,
+ * as stock and patched 6.1 share a release) would be merged under one
+ * label. Warn, naming the first two.
+ */
+static void warn_mixed(const struct file *f)
+{
+	const char *k0 = NULL, *c0 = NULL, *k, *ct;
+	size_t r;
+
+	for (r = 0; r < f->csv.nrows; r++) {
+		k = get(f, r, C_KERNEL);
+		ct = get(f, r, C_CONTRACT);
+		if (!k0) {
+			k0 = k;
+			c0 = ct;
+		} else if (strcmp(k, k0) || strcmp(ct, c0)) {
+			fprintf(stderr, PROG ": warning: %s holds rows of more than one kernel (%s %s, %s %s), merged under the label %s: give one file per kernel\n",
+				f->path, k0, c0, k, ct, f->label);
+			return;
+		}
+	}
+}
+
 static int load_file(struct cmp *c, int i)
 {
 	struct file *f = &c->file[i];
@@ -245,6 +269,7 @@ static int load_file(struct cmp *c, int i)
 		f->col[k] = csv_col(&f->csv, col_name[k]);
 	set_label(f);
 	count_verdicts(f);
+	warn_mixed(f);
 	if (!i)
 		return 0;
 	for (k = 0; k < NCOLS; k++)

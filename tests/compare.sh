@@ -149,6 +149,19 @@ failures)
 	grep -q '^1 [0-9]* 2171169 "0 (FAIL)" 16777215$' "$T/plots/verdicts.dat" || fail "a failed cell is not in the failure colour"
 	grep -q "title 'FAIL'\|title \"FAIL\"" "$T/plots/verdicts.gp" || fail "no legend entry for FAIL"
 	pass "leaked and corrupt rows: failed, listed under pins leaked and data lost or corrupted, failure colour in the grid" ;;
+two-kernels)
+	# one file holding two kernels' rows (stock and patched 6.1 share a
+	# release; their contracts differ): compared, with a one-line warning
+	cat "$D/stock.csv" >"$T/both.csv"
+	tail -n +2 "$D/patched.csv" >>"$T/both.csv"
+	run_compare "$T/both.csv" "$D/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ "$(grep -c 'warning' "$T/err")" = 1 ] || fail "want one warning line on stderr"
+	grep -q "^longpin-compare: warning: $T/both.csv holds rows of more than one kernel (.*), merged under the label both: give one file per kernel$" "$T/err" ||
+		fail "no warning naming the file, the kernels and the fix"
+	run_compare "$D/stock.csv" "$D/patched.csv"
+	hasnt "$T/err" "warning"
+	pass "a file of two kernels is warned about, one file per kernel is not" ;;
 fs-split)
 	# file-shared on ext4 and xfs in one file (CRLF line ends): keyed by
 	# fs_type, the xfs row differs.
