@@ -470,13 +470,43 @@ static struct range combine(const struct file *f, const size_t *rows,
 	return rg;
 }
 
-/* @c if the file has that column, else -1. */
-static int opt_col(const struct file *f, enum col c)
+/*
+ * Do all rows of key @k, in every file, carry a --cycles median? If not,
+ * every file's first registration is compared: a cycles' median (pages
+ * already faulted, caches warm) against a first registration is no ratio.
+ */
+/* Has some row of key @k in @f a --cycles median? */
+static bool cycles_in(const struct file *f, size_t k)
 {
-	return f->col[c] >= 0 ? (int)c : -1;
+	double x;
+	size_t r;
+
+	for (r = 0; r < f->csv.nrows; r++)
+		if (f->key[r] == k && f->col[C_CYC_MED] >= 0 &&
+		    num(get(f, r, C_CYC_MED), &x))
+			return true;
+	return false;
 }
 
-static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl)
+static bool key_all_cycles(const struct cmp *c, size_t k)
+{
+	const struct file *f;
+	double x;
+	size_t r;
+	int i;
+
+	for (i = 0; i < c->nfiles; i++) {
+		f = &c->file[i];
+		for (r = 0; r < f->csv.nrows; r++)
+			if (f->key[r] == k && (f->col[C_CYC_MED] < 0 ||
+					       !num(get(f, r, C_CYC_MED), &x)))
+				return false;
+	}
+	return true;
+}
+
+static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
+		      bool cycles)
 {
 	const struct file *f = &c->file[fi];
 	size_t *rows = xcalloc(f->csv.nrows, sizeof(*rows)), r, n = 0;
@@ -495,8 +525,11 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl)
 		cl->ncorrupt += row_corrupt(f, rows[r]);
 	}
 	snprintf(cl->res, sizeof(cl->res), "%s%s", strchr(all, '/') ? "mixed " : "", all);
-	cl->reg = combine(f, rows, n, C_REG, opt_col(f, C_CYC_MED),
-			  opt_col(f, C_CYC_MIN), opt_col(f, C_CYC_MAX));
+	if (cycles)
+		cl->reg = combine(f, rows, n, C_REG, C_CYC_MED, C_CYC_MIN,
+				  C_CYC_MAX);
+	else
+		cl->reg = combine(f, rows, n, C_REG, -1, -1, -1);
 	cl->fixed = combine(f, rows, n, C_FIX_MED, -1, C_FIX_MIN, C_FIX_MAX);
 	cl->plain = combine(f, rows, n, C_PLN_MED, -1, C_PLN_MIN, C_PLN_MAX);
 	cl->ratio = combine(f, rows, n, C_RAT_MED, -1, C_RAT_MIN, C_RAT_MAX);
@@ -519,9 +552,18 @@ static void fill_cells(struct cmp *c)
 	int i;
 
 	c->cell = xcalloc(c->nkeys * c->nfiles, sizeof(*c->cell));
-	for (k = 0; k < c->nkeys; k++)
-		for (i = 0; i < c->nfiles; i++)
-			fill_cell(c, i, k, cell_of(c, k, i));
+	for (k = 0; k < c->nkeys; k++) {
+		bool cycles = key_all_cycles(c, k), any = false;
+
+		for (i = 0; i < c->nfiles; i++) {
+			struct cell *cl = cell_of(c, k, i);
+
+			fill_cell(c, i, k, cl, cycles);
+			any |= !cycles && cycles_in(&c->file[i], k);
+			cl->first_only = !cycles;
+		}
+		c->nfirst_only += any;
+	}
 }
 
 /* ---- main ---- */

@@ -51,6 +51,7 @@ struct cell {
 	char verdict[32];	/* "pass", "fail", "defect", "pass/fail" */
 	struct range reg, fixed, plain, ratio;
 	struct range probe_calls, probe_p999, probe_max;
+	bool first_only;	/* reg: first registrations (cycles not everywhere) */
 	long leak_kb;		/* most kB left pinned by one of its rows */
 	int ncorrupt;		/* rows whose data check failed */
 };
@@ -62,6 +63,7 @@ struct cmp {
 	size_t nkeys;
 	struct cell *cell;	/* nkeys * nfiles */
 	bool have_probe;
+	size_t nfirst_only;	/* keys with cycles in some files only */
 };
 
 /* compare.c */

@@ -370,6 +370,10 @@ static void sect_perf(FILE *o, const struct cmp *c, bool md)
 	else
 		fprintf(o, "%sno performance data\n", md ? "" : "  ");
 	tab_free(&t);
+	if (c->nfirst_only)
+		fprintf(o, "%sreg ns/page: %zu key(s) have --cycles rows in some files only; for them\n"
+			"%sthe first registrations are compared (a cycles' median is not one).\n",
+			md ? "\n" : "  ", c->nfirst_only, md ? "" : "  ");
 }
 
 static bool overlap(const struct range *a, const struct range *b)

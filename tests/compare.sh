@@ -149,6 +149,17 @@ failures)
 	grep -q '^1 [0-9]* 2171169 "0 (FAIL)" 16777215$' "$T/plots/verdicts.dat" || fail "a failed cell is not in the failure colour"
 	grep -q "title 'FAIL'\|title \"FAIL\"" "$T/plots/verdicts.gp" || fail "no legend entry for FAIL"
 	pass "leaked and corrupt rows: failed, listed under pins leaked and data lost or corrupted, failure colour in the grid" ;;
+cycles-mix)
+	# stock with --cycles (median 100 ns/page, first registration 1000),
+	# patched without them (first registration 500): the ratio is of
+	# first registrations, x2.00, not x0.20 (500 against stock's cycles)
+	awk -F, -v OFS=, 'NR > 1 && $6 == "anon" && $7 == "write" { $17 = 1000 } { print }' "$D/stock.csv" >"$T/stock.csv"
+	awk -F, -v OFS=, 'NR > 1 && $6 == "anon" && $7 == "write" { $17 = 500; $56 = 0; $57 = "-"; $58 = "-"; $59 = "-" } { print }' "$D/patched.csv" >"$T/patched.csv"
+	run_compare "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	rel_row "anon write 4M" | grep -q "x2.00" || fail "anon write 4M: want x2.00 (1000 against 500 ns/page, first registrations): $(rel_row "anon write 4M")"
+	has "$T/out" "have --cycles rows in some files only"
+	pass "a --cycles file against one without compares first registrations and says so" ;;
 two-kernels)
 	# one file holding two kernels' rows (stock and patched 6.1 share a
 	# release; their contracts differ): compared, with a one-line warning
