@@ -60,6 +60,7 @@ struct opts {
 	const char *lifetime;		/* --lifetime CASE (lifetime.c) */
 	bool no_memlock_check;		/* let the kernel judge RLIMIT_MEMLOCK */
 	bool concurrent;		/* other pinners meanwhile: no global balance */
+	const char *io_opt;		/* an I/O-only option given (--qd, ...) */
 };
 
 /* One buffer of one memory type, set up by a backend. */

@@ -137,7 +137,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		break;
 	case 'd': o->dir = arg; break;
 	case 'D': o->dev = arg; break;
-	case 't': o->target = arg; break;
+	case 't': o->target = arg; o->io_opt = "--target"; break;
 	case 'e': o->expect = arg; break;
 	case 'c': o->csv = arg; break;
 	case 'Q': o->quiet = true; break;
@@ -179,10 +179,19 @@ static int parse_one(struct opts *o, int c, const char *arg)
 			ret = lp_err(LP_EUSAGE, "--bs %s: give a multiple of 512", arg);
 		o->bs = v;
 		break;
-	case 'q': ret = parse_uint("--qd", arg, 1, 4096, &v); o->qd = v; break;
+	case 'q':
+		ret = parse_uint("--qd", arg, 1, 4096, &v);
+		o->qd = v;
+		o->io_opt = "--qd";
+		break;
 	case 'r': ret = parse_uint("--repeat", arg, 1, 1000, &v); o->repeat = v; break;
-	case 'n': ret = parse_uint("--ios", arg, 1, 1UL << 40, &v); o->ios = v; break;
+	case 'n':
+		ret = parse_uint("--ios", arg, 1, 1UL << 40, &v);
+		o->ios = v;
+		o->io_opt = "--ios";
+		break;
 	case OPT_RUNTIME:
+		o->io_opt = "--runtime";
 		o->runtime = strtod(arg, &end);
 		if (*end || !(o->runtime > 0 && o->runtime <= 3600))
 			return lp_err(LP_EUSAGE,
@@ -260,6 +269,15 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	if (o->mmap_probe && !o->cycles)
 		return lp_err(LP_EUSAGE,
 			      "--mmap-probe runs during --cycles: give --cycles N too");
+	if (o->lifetime && o->io_opt)
+		return lp_err(LP_EUSAGE,
+			      "--lifetime %s runs no measured I/O, so %s would do nothing: drop it",
+			      o->lifetime, o->io_opt);
+	if (o->lifetime && strcmp(o->lifetime, "cycles") &&
+	    (o->cycles || o->mmap_probe))
+		return lp_err(LP_EUSAGE,
+			      "--lifetime %s ignores %s (only --lifetime cycles uses it): drop it",
+			      o->lifetime, o->mmap_probe ? "--mmap-probe" : "--cycles");
 	if (o->concurrent && (!o->lifetime || strcmp(o->lifetime, "cycles")))
 		return lp_err(LP_EUSAGE,
 			      "--concurrent belongs to --lifetime cycles: give --lifetime cycles too");

@@ -50,6 +50,8 @@ target-exists)
 	rm -f "$T/mine"
 	no_leftovers "$T"
 	pass "an existing file with data is refused (exit 2, unchanged), --target-overwrite writes it" ;;
+lifetime-io)	expect 2 "--lifetime munmap runs no measured I/O, so --qd would do nothing: drop it" --lifetime munmap --mem anon --size 4M --qd 4 ;;
+lifetime-cycles)	expect 2 "--lifetime fork ignores --cycles \\(only --lifetime cycles uses it\\): drop it" --lifetime fork --mem anon --size 4M --cycles 3 ;;
 size-hugetlb)	expect 2 "not a multiple of hugetlb's huge page size 2048K: use 2M" --mem hugetlb --size 4K ;;
 size-thp)	expect 2 "not a multiple of anon-thp's huge page size 2048K: use 4M" --mem anon-thp --size 3M ;;
 no-dir)		expect 2 "file-shared needs --dir DIR" --mem file-shared ;;
