@@ -30,6 +30,13 @@ bad_input() {
 	[ ! -s "$T/out" ] || fail "output on stdout despite the error"
 }
 
+# add_row KERNEL AWK: append to $T/KERNEL.csv the first written anon row
+# of $D/KERNEL.csv, changed by the awk statements AWK (fields by number)
+add_row() {
+	grep ',anon,write,' "$D/$1.csv" | head -1 |
+		awk -F, -v OFS=, "{ $2; print }" >>"$T/$1.csv"
+}
+
 case $case in
 join)
 	run_compare "$D/stock.csv" "$D/patched.csv"
@@ -115,12 +122,9 @@ defect)
 	# a lifetime-reclaim row that lost data as its contract expects
 	# (verdict "defect"): counted apart, listed, DATA LOST in the table,
 	# brown in the verdict grid; never a pass
-	cp "$D/stock.csv" "$T/stock.csv"
-	cp "$D/patched.csv" "$T/patched.csv"
-	grep ',anon,write,' "$D/stock.csv" | head -1 |
-		awk -F, -v OFS=, '{ $6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = -5; $14 = "EIO"; $15 = -5; $16 = "defect"; print }' >>"$T/stock.csv"
-	grep ',anon,write,' "$D/patched.csv" | head -1 |
-		awk -F, -v OFS=, '{ $6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = 0; $14 = "-"; $15 = 0; $16 = "pass"; print }' >>"$T/patched.csv"
+	cp "$D/stock.csv" "$D/patched.csv" "$T/"
+	add_row stock '$6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = -5; $14 = "EIO"; $15 = -5; $16 = "defect"'
+	add_row patched '$6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = 0; $14 = "-"; $15 = 0; $16 = "pass"'
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0$' "$T/out" || fail "defect not counted apart"
@@ -133,12 +137,9 @@ failures)
 	# a row that left pages pinned and one whose data check failed: both
 	# fail, each listed in its own section, and their grid cells carry
 	# the failure colour (white text on near black), not their errno's
-	cp "$D/stock.csv" "$T/stock.csv"
-	cp "$D/patched.csv" "$T/patched.csv"
-	grep ',anon,write,' "$D/patched.csv" | head -1 |
-		awk -F, -v OFS=, '{ $6 = "memfd"; $16 = "fail"; $22 = 4096; print }' >>"$T/patched.csv"
-	grep ',anon,write,' "$D/patched.csv" | head -1 |
-		awk -F, -v OFS=, '{ $6 = "tmpfs-shared"; $16 = "fail"; $33 = "mismatch"; print }' >>"$T/patched.csv"
+	cp "$D/stock.csv" "$D/patched.csv" "$T/"
+	add_row patched '$6 = "memfd"; $16 = "fail"; $22 = 4096'
+	add_row patched '$6 = "tmpfs-shared"; $16 = "fail"; $33 = "mismatch"'
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "Pins leaked"
