@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -196,6 +197,7 @@ void mem_describe_fd(struct mem *m, int fd)
 int mem_tmpfile(struct mem *m, const char *dir, size_t len)
 {
 	char path[PATH_MAX];
+	struct statvfs vfs;
 	struct stat st;
 	int fd;
 
@@ -207,6 +209,13 @@ int mem_tmpfile(struct mem *m, const char *dir, size_t len)
 		return lp_err(LP_EUSAGE,
 			      "--dir %s: not a directory: give a directory",
 			      dir);
+	/* a file the pages cannot back would SIGBUS at the first touch */
+	if (!statvfs(dir, &vfs) &&
+	    (unsigned long long)vfs.f_bavail * vfs.f_frsize < len)
+		return lp_err(LP_SKIP,
+			      "--dir %s has %llu kB free, the buffer needs %zu kB: give a larger file system or a smaller --size",
+			      dir, (unsigned long long)vfs.f_bavail * vfs.f_frsize / KiB,
+			      len / KiB);
 	snprintf(path, sizeof(path), "%s/longpin.XXXXXX", dir);
 	fd = mkstemp(path);
 	if (fd < 0)

@@ -52,6 +52,15 @@ target-exists)
 	pass "an existing file with data is refused (exit 2, unchanged), --target-overwrite writes it" ;;
 lifetime-io)	expect 2 "--lifetime munmap runs no measured I/O, so --qd would do nothing: drop it" --lifetime munmap --mem anon --size 4M --qd 4 ;;
 lifetime-cycles)	expect 2 "--lifetime fork ignores --cycles \\(only --lifetime cycles uses it\\): drop it" --lifetime fork --mem anon --size 4M --cycles 3 ;;
+dir-full)
+	# a --dir whose file system cannot hold the buffer: exit 77 naming
+	# both sizes, not a SIGBUS at the first touch (it was exit 135)
+	is_root || skip "needs root to mount a small tmpfs"
+	mkdir "$T/small"
+	mount -t tmpfs -o size=1m tmpfs "$T/small" || skip "cannot mount tmpfs here"
+	on_exit "umount $T/small"
+	expect 77 "--dir $T/small has [0-9]+ kB free, the buffer needs 4096 kB: give a larger file system or a smaller --size" \
+		--mem tmpfs-shared --dir "$T/small" --size 4M ;;
 size-hugetlb)	expect 2 "not a multiple of hugetlb's huge page size 2048K: use 2M" --mem hugetlb --size 4K ;;
 size-thp)	expect 2 "not a multiple of anon-thp's huge page size 2048K: use 4M" --mem anon-thp --size 3M ;;
 no-dir)		expect 2 "file-shared needs --dir DIR" --mem file-shared ;;
