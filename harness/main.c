@@ -68,14 +68,14 @@ static size_t ring_charge_kb(const struct opts *o)
 /* Without CAP_IPC_LOCK the ring's pins are charged to RLIMIT_MEMLOCK. */
 static int memlock_check(const struct opts *o)
 {
-	size_t need_kb = o->size / KiB * (o->inject ? 2 : 1);
-	long pinned = vmpin_kb();
-	size_t ring_kb;
+	size_t need_kb = o->size / KiB * (o->inject ? 2 : 1), ring_kb;
 	struct rlimit rl;
+	long pinned;
 
 	if (have_cap_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
 	    rl.rlim_cur == RLIM_INFINITY)
 		return LP_OK;
+	pinned = vmpin_kb();
 	ring_kb = ring_charge_kb(o);
 	need_kb += ring_kb + (pinned > 0 ? pinned : 0);
 	if (rl.rlim_cur / KiB >= need_kb)
@@ -313,7 +313,6 @@ out_ring:
 	return ret;
 }
 
-/* Fail before the run, not after it, when the CSV cannot be written. */
 /*
  * Fail before the run when the CSV cannot take our rows: an existing file
  * must be ours and writable, a new one's directory writable. Nothing is

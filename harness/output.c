@@ -126,19 +126,29 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	fputc('\n', f);
 }
 
-/*
- * Append one row to @path ("-": stdout), with the header when the file is
- * new or empty. The file is locked so that parallel runs do not interleave.
- */
+/* The number of the last line of @f (which is not empty). */
+static long last_line(FILE *f)
+{
+	long lines = 0;
+	int ch, last = '\n';
+
+	rewind(f);
+	while ((ch = getc(f)) != EOF) {
+		lines += last == '\n';
+		last = ch;
+	}
+	return lines;
+}
+
 /*
  * @f, open for reading, must be empty or hold our header and end with a
  * newline: rows are never glued onto another tool's file or a cut-off row.
+ * Only the header and the last byte are read (the whole file only for the
+ * line number of an error).
  */
 int csv_verify(FILE *f, const char *path)
 {
 	static char line[sizeof(csv_header) + 1];
-	long lines = 1;
-	int ch, last = '\n';
 
 	rewind(f);
 	if (!fgets(line, sizeof(line), f))
@@ -147,14 +157,10 @@ int csv_verify(FILE *f, const char *path)
 		return lp_err(LP_EUSAGE,
 			      "--csv %s:1: not a longpin CSV of schema %d (another header): give a new --csv file",
 			      path, LONGPIN_SCHEMA);
-	while ((ch = getc(f)) != EOF) {
-		lines += last == '\n';
-		last = ch;
-	}
-	if (last != '\n')
+	if (fseek(f, -1, SEEK_END) || getc(f) != '\n')
 		return lp_err(LP_EUSAGE,
 			      "--csv %s:%ld: the last line has no newline (a cut-off row?): remove or finish it, or give a new --csv file",
-			      path, lines);
+			      path, last_line(f));
 	return LP_OK;
 }
 
@@ -180,10 +186,14 @@ int csv_to_stdout(void)
 	return LP_OK;
 }
 
+/*
+ * Append one row to @path ("-": stdout), with the header when the file is
+ * new or empty. The file is locked so that parallel runs do not interleave.
+ */
 int csv_append(const char *path, const struct row *r, unsigned int repeat)
 {
 	FILE *out = csv_out ? csv_out : stdout;
-	FILE *f = strcmp(path, "-") ? fopen(path, "a") : out;
+	FILE *f = strcmp(path, "-") ? fopen(path, "a+") : out;
 	int ret = LP_OK;
 
 	if (!f)
@@ -195,15 +205,12 @@ int csv_append(const char *path, const struct row *r, unsigned int repeat)
 	}
 	if (f != out && ftell(f) > 0) {
 		/* what another writer may have left since csv_check() */
-		FILE *rf = fopen(path, "r");
-
-		ret = rf ? csv_verify(rf, path) : LP_OK;
-		if (rf)
-			fclose(rf);
+		ret = csv_verify(f, path);
 		if (ret != LP_OK) {
 			fclose(f);
 			return ret;
 		}
+		fseek(f, 0, SEEK_END);
 	}
 	if (f == out ? !csv_out_header : ftell(f) == 0)
 		fputs(csv_header, f);
