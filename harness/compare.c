@@ -217,9 +217,6 @@ static void count_verdicts(struct file *f)
 	for (r = 0; r < f->csv.nrows; r++) {
 		const char *v = get(f, r, C_VERDICT);
 
-		f->nleak += row_leak(f, r) > 0;
-		f->ncorrupt += row_corrupt(f, r);
-
 		if (!strcmp(v, "pass"))
 			f->npass++;
 		else if (!strcmp(v, "fail"))
@@ -470,39 +467,35 @@ static struct range combine(const struct file *f, const size_t *rows,
 	return rg;
 }
 
-/*
- * Do all rows of key @k, in every file, carry a --cycles median? If not,
- * every file's first registration is compared: a cycles' median (pages
- * already faulted, caches warm) against a first registration is no ratio.
- */
-/* Has some row of key @k in @f a --cycles median? */
-static bool cycles_in(const struct file *f, size_t k)
+static bool row_cycles(const struct file *f, size_t r)
 {
 	double x;
-	size_t r;
 
-	for (r = 0; r < f->csv.nrows; r++)
-		if (f->key[r] == k && f->col[C_CYC_MED] >= 0 &&
-		    num(get(f, r, C_CYC_MED), &x))
-			return true;
-	return false;
+	return f->col[C_CYC_MED] >= 0 && num(get(f, r, C_CYC_MED), &x);
 }
 
-static bool key_all_cycles(const struct cmp *c, size_t k)
+/*
+ * How many rows of key @k carry a --cycles median, of how many. Unless
+ * all do, in every file, every file's first registration is compared: a
+ * cycles' median (pages already faulted, caches warm) against a first
+ * registration is no ratio.
+ */
+static void key_cycles(const struct cmp *c, size_t k, size_t *with,
+		       size_t *rows)
 {
 	const struct file *f;
-	double x;
 	size_t r;
 	int i;
 
+	*with = *rows = 0;
 	for (i = 0; i < c->nfiles; i++) {
 		f = &c->file[i];
 		for (r = 0; r < f->csv.nrows; r++)
-			if (f->key[r] == k && (f->col[C_CYC_MED] < 0 ||
-					       !num(get(f, r, C_CYC_MED), &x)))
-				return false;
+			if (f->key[r] == k) {
+				(*rows)++;
+				*with += row_cycles(f, r);
+			}
 	}
-	return true;
 }
 
 static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
@@ -553,16 +546,12 @@ static void fill_cells(struct cmp *c)
 
 	c->cell = xcalloc(c->nkeys * c->nfiles, sizeof(*c->cell));
 	for (k = 0; k < c->nkeys; k++) {
-		bool cycles = key_all_cycles(c, k), any = false;
+		size_t with, rows;
 
-		for (i = 0; i < c->nfiles; i++) {
-			struct cell *cl = cell_of(c, k, i);
-
-			fill_cell(c, i, k, cl, cycles);
-			any |= !cycles && cycles_in(&c->file[i], k);
-			cl->first_only = !cycles;
-		}
-		c->nfirst_only += any;
+		key_cycles(c, k, &with, &rows);
+		for (i = 0; i < c->nfiles; i++)
+			fill_cell(c, i, k, cell_of(c, k, i), with == rows);
+		c->nfirst_only += with && with < rows;
 	}
 }
 

@@ -36,7 +36,6 @@ struct file {
 	int col[NCOLS];
 	size_t *key;		/* key index of each row */
 	int npass, nfail, ndefect, nunchecked, nother;
-	int nleak, ncorrupt;	/* rows with a pin left, with data wrong */
 };
 
 struct range {
@@ -51,7 +50,6 @@ struct cell {
 	char verdict[32];	/* "pass", "fail", "defect", "pass/fail" */
 	struct range reg, fixed, plain, ratio;
 	struct range probe_calls, probe_p999, probe_max;
-	bool first_only;	/* reg: first registrations (cycles not everywhere) */
 	long leak_kb;		/* most kB left pinned by one of its rows */
 	int ncorrupt;		/* rows whose data check failed */
 };

@@ -30,38 +30,43 @@ static int max(int a, int b)
 	return a > b ? a : b;
 }
 
-#define FAIL_COLOUR	0x212121	/* near black, white text */
-
-/* The legend: one entry per colour of result_colour(), in its order. */
+/* The grid's colours; the legend lists them in this order. */
+enum { GC_FAIL, GC_LOST, GC_OK, GC_EOPNOTSUPP, GC_EFAULT, GC_EINVAL, GC_MIXED,
+       GC_OTHER, GC_MISSING, GC_NR };
 static const struct {
 	unsigned int rgb;
 	const char *what;
-} legend[] = {
-	{ FAIL_COLOUR, "FAIL" }, { 0x8d6e63, "DATA LOST" },
-	{ 0x66bb6a, "0" }, { 0xffa726, "EOPNOTSUPP" }, { 0xef5350, "EFAULT" },
-	{ 0xab47bc, "EINVAL" }, { 0xfff176, "mixed" },
-	{ 0x42a5f5, "other errno" }, { 0xbdbdbd, "missing" },
+} grid_colour[GC_NR] = {
+	[GC_FAIL] = { 0x212121, "FAIL" },	/* near black, white text */
+	[GC_LOST] = { 0x8d6e63, "DATA LOST" },	/* brown */
+	[GC_OK] = { 0x66bb6a, "0" },		/* green */
+	[GC_EOPNOTSUPP] = { 0xffa726, "EOPNOTSUPP" },	/* orange */
+	[GC_EFAULT] = { 0xef5350, "EFAULT" },	/* red */
+	[GC_EINVAL] = { 0xab47bc, "EINVAL" },	/* purple */
+	[GC_MIXED] = { 0xfff176, "mixed" },	/* yellow */
+	[GC_OTHER] = { 0x42a5f5, "other errno" },	/* blue */
+	[GC_MISSING] = { 0xbdbdbd, "missing" },	/* grey */
 };
 
-static unsigned int result_colour(const struct cell *cl)
+static int result_colour(const struct cell *cl)
 {
 	if (!cl->nrows)
-		return 0xbdbdbd;		/* grey: missing */
+		return GC_MISSING;
 	if (strstr(cl->verdict, "fail") || cl->leak_kb || cl->ncorrupt)
-		return FAIL_COLOUR;		/* whatever the answer */
+		return GC_FAIL;			/* whatever the answer */
 	if (strstr(cl->verdict, "defect"))
-		return 0x8d6e63;		/* brown: data lost */
+		return GC_LOST;
 	if (!strcmp(cl->res, "0"))
-		return 0x66bb6a;		/* green */
+		return GC_OK;
 	if (!strcmp(cl->res, "-EOPNOTSUPP"))
-		return 0xffa726;		/* orange */
+		return GC_EOPNOTSUPP;
 	if (!strcmp(cl->res, "-EFAULT"))
-		return 0xef5350;		/* red */
+		return GC_EFAULT;
 	if (!strcmp(cl->res, "-EINVAL"))
-		return 0xab47bc;		/* purple */
+		return GC_EINVAL;
 	if (!strncmp(cl->res, "mixed", 5))
-		return 0xfff176;		/* yellow */
-	return 0x42a5f5;			/* blue: any other errno */
+		return GC_MIXED;
+	return GC_OTHER;
 }
 
 static void plot_grid(FILE *dat, FILE *gp, const struct cmp *c)
@@ -74,13 +79,13 @@ static void plot_grid(FILE *dat, FILE *gp, const struct cmp *c)
 		for (i = 0; i < c->nfiles; i++) {
 			const struct cell *cl = cell_of(c, k, i);
 
-			unsigned int rgb = result_colour(cl);
+			int gc = result_colour(cl);
 
 			result_text(txt, sizeof(txt), cl);
-			fprintf(dat, "%d %zu %u ", i, k, rgb);
+			fprintf(dat, "%d %zu %u ", i, k, grid_colour[gc].rgb);
 			gp_str(dat, txt[0] == '-' ? txt + 1 : txt);
 			/* text colour: white on the failure colour */
-			fprintf(dat, " %u\n", rgb == FAIL_COLOUR ? 0xffffffu : 0u);
+			fprintf(dat, " %u\n", gc == GC_FAIL ? 0xffffffu : 0u);
 		}
 	/* 230 px per kernel: "EOPNOTSUPP (DATA LOST)" at 9 pt fits */
 	fprintf(gp, "set terminal png noenhanced font ',9' size %d,%zu\nset output 'verdicts.png'\n",
@@ -107,9 +112,9 @@ static void plot_grid(FILE *dat, FILE *gp, const struct cmp *c)
 	}
 	fputs(")\nplot 'verdicts.dat' using 1:2:(0.5):(0.5):3 with boxxyerror fc rgb variable notitle, \\\n"
 	      "     '' using 1:2:4:5 with labels tc rgb variable notitle", gp);
-	for (i = 0; i < (int)(sizeof(legend) / sizeof(legend[0])); i++) {
-		fprintf(gp, ", \\\n     NaN with boxes fc rgb '#%06x' title ", legend[i].rgb);
-		gp_str(gp, legend[i].what);
+	for (i = 0; i < GC_NR; i++) {
+		fprintf(gp, ", \\\n     NaN with boxes fc rgb '#%06x' title ", grid_colour[i].rgb);
+		gp_str(gp, grid_colour[i].what);
 	}
 	fputc('\n', gp);
 }

@@ -202,10 +202,11 @@ static void sect_failures(FILE *o, const struct cmp *c, bool md)
 	char lab[256];
 	int i, pass;
 
-	for (i = 0; i < c->nfiles; i++) {
-		nleak += c->file[i].nleak;
-		ncorrupt += c->file[i].ncorrupt;
-	}
+	for (k = 0; k < c->nkeys; k++)
+		for (i = 0; i < c->nfiles; i++) {
+			nleak += cell_of(c, k, i)->leak_kb > 0;
+			ncorrupt += cell_of(c, k, i)->ncorrupt;
+		}
 	for (pass = 0; pass < 2; pass++) {
 		if (!(pass ? ncorrupt : nleak))
 			continue;
