@@ -7,7 +7,7 @@ if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   set(LP_FUZZ_FLAGS -g -O1 -fsanitize=fuzzer,address,undefined)
   add_executable(fuzz-csvread fuzz/csvread_fuzz.c harness/csvread.c)
   add_executable(fuzz-opts fuzz/opts_fuzz.c harness/opts.c harness/mem.c
-    harness/mem_anon.c harness/mem_shm.c harness/mem_memfd.c
+    harness/mem_anon.c harness/mem_shm.c harness/mem_memfd.c harness/mem_secretmem.c
     harness/mem_hugetlb.c harness/mem_file.c harness/mem_devdax.c
     harness/contract.c harness/probe.c harness/util.c ${CONTRACTS_C})
   # the whole of longpin-compare, its main renamed

@@ -21,7 +21,8 @@
 static const struct mem_ops *const backends[] = {
 	&mem_anon_ops, &mem_anon_thp_ops, &mem_anon_shared_ops,
 	&mem_sysv_shm_ops, &mem_sysv_shm_huge_ops,
-	&mem_memfd_ops, &mem_memfd_hugetlb_ops, &mem_hugetlb_ops,
+	&mem_memfd_ops, &mem_memfd_hugetlb_ops, &mem_secretmem_ops,
+	&mem_hugetlb_ops,
 	&mem_tmpfs_shared_ops, &mem_tmpfs_private_ops,
 	&mem_file_shared_ops, &mem_file_private_ops,
 	&mem_fsdax_shared_ops, &mem_fsdax_private_ops,

@@ -12,7 +12,8 @@ extern const struct mem_ops mem_anon_ops, mem_anon_thp_ops,
 	mem_anon_shared_ops, mem_readonly_ops, mem_mixed_ops,
 	mem_anon_hole_ops;
 extern const struct mem_ops mem_sysv_shm_ops, mem_sysv_shm_huge_ops;
-extern const struct mem_ops mem_memfd_ops, mem_memfd_hugetlb_ops;
+extern const struct mem_ops mem_memfd_ops, mem_memfd_hugetlb_ops,
+	mem_secretmem_ops;
 extern const struct mem_ops mem_hugetlb_ops;
 extern const struct mem_ops mem_tmpfs_shared_ops, mem_tmpfs_private_ops,
 	mem_file_shared_ops, mem_file_private_ops,

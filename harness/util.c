@@ -170,6 +170,7 @@ static const struct { long magic; const char *name; } fs_names[] = {
 	{ 0x858458f6, "ramfs" },
 	{ 0x62656572, "sysfs" },
 	{ 0x1373, "devtmpfs" },
+	{ 0x5345434d, "secretmem" },
 };
 
 const char *fs_name(long magic)

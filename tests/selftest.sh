@@ -51,8 +51,8 @@ csv)
 	pass "CSV: header once, $n columns, anon 64M row pass, ratio $(csv_get "$T/out.csv" 1 ratio_med)" ;;
 cli)
 	run_longpin --list
-	[ "$rc" = 0 ] && [ "$(wc -l <"$T/out")" = 21 ] || fail "--list: want 21 memory types"
-	for m in anon anon-thp anon-shared sysv-shm sysv-shm-huge memfd memfd-hugetlb hugetlb \
+	[ "$rc" = 0 ] && [ "$(wc -l <"$T/out")" = 22 ] || fail "--list: want 22 memory types"
+	for m in anon anon-thp anon-shared sysv-shm sysv-shm-huge memfd memfd-hugetlb secretmem hugetlb \
 		tmpfs-shared tmpfs-private file-shared file-private fsdax-shared fsdax-private devdax readonly mixed; do
 		grep -qx -- "$m" "$T/out" || fail "--list lacks $m"
 	done

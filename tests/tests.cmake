@@ -12,7 +12,7 @@ endfunction()
 
 # Every memory type that this machine can provide, for each prefault,
 # against the contract of the running kernel.
-set(LP_HOST_TYPES anon anon-thp anon-shared sysv-shm sysv-shm-huge memfd
+set(LP_HOST_TYPES anon anon-thp anon-shared sysv-shm sysv-shm-huge memfd secretmem
     memfd-hugetlb hugetlb tmpfs-shared tmpfs-private file-shared
     file-private fsdax-shared fsdax-private devdax readonly mixed
     anon+file-shared file-private+file-shared anon+hole anon+devdax)
