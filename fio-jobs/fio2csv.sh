@@ -1,7 +1,7 @@
 #!/bin/bash
 # fio2csv.sh RAWDIR OUT.csv: converts run-fio.sh's raw outputs (RAWDIR =
 # the guest's /results/fio: meta.tsv, run.R.json) into rows of longpin's
-# CSV schema 1, source=fio, one row per fixed/plain pair, appended to
+# CSV schema 2, source=fio, one row per fixed/plain pair, appended to
 # OUT.csv (header written when the file is empty; "-" = stdout).
 # Needs jq. Exit 0, or 2 with one line on stderr on bad input.
 set -euo pipefail
@@ -12,9 +12,9 @@ raw=$1 out=$2
 command -v jq >/dev/null || die "needs jq: apt-get install -y jq"
 . "$(dirname "$0")/memtype.sh"
 
-# longpin's CSV schema 1 header, as `longpin --csv` writes it (a test
+# longpin's CSV schema 2 header, as `longpin --csv` writes it (a test
 # compares it with the binary's).
-HEADER=schema,source,timestamp,kernel,contract,memtype,prefault,size,op,fs_type,dax,thp_kb,result,errno,expected,verdict,reg_ns_per_page,unreg_ns_per_page,vmpin_before_kb,vmpin_reg_kb,vmpin_after_kb,vmpin_leak_kb,foll_pin_acquired,foll_pin_released,gup_fast_pages,gup_slow_pages,refused_fsdax,refused_file,resident_before,resident_after,dirty_before_kb,dirty_after_kb,data_check,target,direct,bs,qd,ios,repeat,fixed_mibs_min,fixed_mibs_med,fixed_mibs_max,fixed_iops,plain_mibs_min,plain_mibs_med,plain_mibs_max,plain_iops,ratio_min,ratio_med,ratio_max,clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,probe_calls,probe_p999_us,probe_max_us,note
+HEADER=schema,source,timestamp,kernel,contract,memtype,prefault,size,op,fs_type,dax,thp_kb,result,errno,expected,verdict,reg_ns_per_page,unreg_ns_per_page,vmpin_before_kb,vmpin_reg_kb,vmpin_after_kb,vmpin_leak_kb,foll_pin_acquired,foll_pin_released,gup_fast_pages,gup_slow_pages,refused_fsdax,refused_file,resident_before,resident_after,dirty_before_kb,dirty_after_kb,data_check,target,direct,bs,qd,ios,repeat,fixed_mibs_min,fixed_mibs_med,fixed_mibs_max,fixed_iops,plain_mibs_min,plain_mibs_med,plain_mibs_max,plain_iops,ratio_min,ratio_med,ratio_max,clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,probe_calls,probe_p999_us,probe_max_us,accel,note
 
 meta=$raw/meta.tsv
 [ -d "$raw" ] || die "$raw: no such directory (run-fio.sh's output, the guest's /results/fio)"
@@ -47,6 +47,11 @@ for ((r = 1; r <= repeat; r++)); do
 		die "$f: no fio JSON object in it (fio --output-format=json output expected)"
 done
 [ -s "$jobs" ] || die "$raw/run.1.json: no jobs in the fio JSON"
+# what ran the guest's CPU (longpin --print-accel in run-fio.sh); "-"
+# for outputs older than that file
+accel=-
+[ ! -f "$raw/accel" ] || accel=$(head -c 16 "$raw/accel" | tr -dc 'a-z0-9')
+[ -n "$accel" ] || die "$raw/accel: empty: rerun run-fio.sh"
 
 # the output is checked before and written after the conversion: a bad
 # input leaves it untouched
@@ -54,7 +59,7 @@ if [ "$out" != - ]; then
 	if [ -e "$out" ]; then
 		[ -w "$out" ] || die "$out: cannot write"
 		[ ! -s "$out" ] || [ "$(head -n 1 "$out")" = "$HEADER" ] ||
-			die "$out:1: not a longpin schema 1 CSV header"
+			die "$out:1: not a longpin schema 2 CSV header: give a new OUT.csv"
 	else
 		[ -w "$(dirname "$out")" ] || die "$out: cannot create (directory not writable)"
 	fi
@@ -72,7 +77,7 @@ while IFS=$'\t' read -r g pair rw mem target memtype prefault size bs qd mfs mda
 		-v memtype="$memtype" -v prefault="$prefault" -v size="$size" -v bs="$bs" \
 		-v qd="$qd" -v mfs="$mfs" -v mdax="$mdax" -v contract="$contract" \
 		-v expected="$expected" -v nofault="$nofault" -v kernel="$kernel" \
-		-v rep="$rep" -v header="$HEADER" -v errnames="$(for e in 1 2 5 7 11 12 13 14 16 19 22 28 38 95; do printf '%s=%s ' "$e" "$(errno_name $e)"; done)" '
+		-v rep="$rep" -v accel="$accel" -v header="$HEADER" -v errnames="$(for e in 1 2 5 7 11 12 13 14 16 19 22 28 38 95; do printf '%s=%s ' "$e" "$(errno_name $e)"; done)" '
 	function sort(a, n,   i, j, t) {
 		for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
 	}
@@ -97,7 +102,7 @@ while IFS=$'\t' read -r g pair rw mem target memtype prefault size bs qd mfs mda
 		if (!(1 in fe)) { print "MISSING " pair "-fixed"; exit }
 		if (!(1 in pe)) { print "MISSING " pair "-plain"; exit }
 		short = pair; sub(/-write$/, "", short); sub(/.*-/, "", short)
-		v["schema"] = 1; v["source"] = "fio"; v["timestamp"] = ts; v["kernel"] = kernel
+		v["schema"] = 2; v["source"] = "fio"; v["timestamp"] = ts; v["kernel"] = kernel
 		v["contract"] = contract; v["memtype"] = memtype; v["prefault"] = prefault
 		v["size"] = size; v["op"] = rw "-" short; v["fs_type"] = mfs; v["dax"] = mdax
 		e = fe[1]
@@ -133,6 +138,7 @@ while IFS=$'\t' read -r g pair rw mem target memtype prefault size bs qd mfs mda
 			v["ratio_min"] = sprintf("%.3f", mn(q, nq)); v["ratio_med"] = sprintf("%.3f", med(q, nq))
 			v["ratio_max"] = sprintf("%.3f", mx(q, nq))
 		}
+		v["accel"] = accel
 		v["note"] = note
 		line = v[col[1]]
 		for (i = 2; i <= nc; i++) line = line OFS v[col[i]]

@@ -7,6 +7,7 @@
 #   run.R.json              fio --output-format=json of repeat R: every job
 #                           PAIR-fixed and PAIR-plain (an error text may
 #                           precede the JSON); run.R.err: fio's stderr
+#   accel                   longpin --print-accel: tcg marks emulated MiB/s
 # Prints a KTAP line per pair; exit 0 if every fixedbufs=1 job got the
 # answer the contract expects and every twin ran, 1 otherwise.
 # fio2csv.sh (host) turns the directory into CSV rows.
@@ -119,6 +120,8 @@ sections() {
 mkdir -p "$OUT" || die "cannot create $OUT"
 rm -f "$OUT"/run.*.json "$OUT"/run.*.err
 meta=$OUT/meta.tsv
+# the CSV's accel column: MiB/s under tcg are emulated, not hardware's
+"$LONGPIN" --print-accel >"$OUT/accel" || die "$LONGPIN --print-accel failed"
 printf 'group\tpair\trw\tmem\ttarget\tmemtype\tprefault\tsize\tbs\tqd\tmem_fs\tmem_dax\tcontract\texpected\tnofault\tkernel\trepeat\n' >"$meta"
 
 # collect the pairs first: KTAP wants the count up front

@@ -25,7 +25,7 @@ static const char *const col_name[NCOLS] = {
 	"plain_mibs_min", "plain_mibs_med", "plain_mibs_max",
 	"ratio_min", "ratio_med", "ratio_max",
 	"probe_calls", "probe_p999_us", "probe_max_us",
-	"vmpin_leak_kb", "data_check", "kernel", "contract",
+	"vmpin_leak_kb", "data_check", "kernel", "contract", "accel",
 };
 
 void die_oom(void)
@@ -215,7 +215,9 @@ static void count_verdicts(struct file *f)
 	size_t r;
 
 	for (r = 0; r < f->csv.nrows; r++) {
-		const char *v = get(f, r, C_VERDICT);
+		const char *v = get(f, r, C_VERDICT), *a = get(f, r, C_ACCEL);
+
+		set_add(f->accel, sizeof(f->accel), *a && strcmp(a, "-") ? a : "?");
 
 		if (!strcmp(v, "pass"))
 			f->npass++;
@@ -421,7 +423,8 @@ static void row_result(char *buf, size_t n, const struct file *f, size_t r)
 }
 
 /* Add @s to the '/'-separated set @buf unless it is there. */
-static void set_add(char *buf, size_t n, const char *s)
+/* Add @s to the "/"-separated set @buf. */
+void set_add(char *buf, size_t n, const char *s)
 {
 	char tmp[128], *p, *save;
 
@@ -516,6 +519,7 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
 		if (row_leak(f, rows[r]) > cl->leak_kb)
 			cl->leak_kb = row_leak(f, rows[r]);
 		cl->ncorrupt += row_corrupt(f, rows[r]);
+		cl->emulated |= !strcmp(get(f, rows[r], C_ACCEL), "tcg");
 	}
 	snprintf(cl->res, sizeof(cl->res), "%s%s", strchr(all, '/') ? "mixed " : "", all);
 	if (cycles)
@@ -531,6 +535,8 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
 	cl->probe_max = combine(f, rows, n, C_PROBE_MAX, -1, -1, -1);
 	if (cl->probe_max.ok)
 		c->have_probe = true;
+	if (cl->emulated && (cl->fixed.ok || cl->plain.ok))
+		c->have_emulated = true;
 	free(rows);
 }
 

@@ -25,7 +25,7 @@ enum col {
 	C_PLN_MIN, C_PLN_MED, C_PLN_MAX,
 	C_RAT_MIN, C_RAT_MED, C_RAT_MAX,
 	C_PROBE_CALLS, C_PROBE_P999, C_PROBE_MAX,
-	C_LEAK, C_DCHECK, C_KERNEL, C_CONTRACT,
+	C_LEAK, C_DCHECK, C_KERNEL, C_CONTRACT, C_ACCEL,
 	NCOLS
 };
 
@@ -36,6 +36,7 @@ struct file {
 	int col[NCOLS];
 	size_t *key;		/* key index of each row */
 	int npass, nfail, ndefect, nunchecked, nother;
+	char accel[48];		/* its rows' accel values: "tcg", "none/kvm"; "?" unknown */
 };
 
 struct range {
@@ -52,6 +53,7 @@ struct cell {
 	struct range probe_calls, probe_p999, probe_max;
 	long leak_kb;		/* most kB left pinned by one of its rows */
 	int ncorrupt;		/* rows whose data check failed */
+	bool emulated;		/* a row was measured under TCG: MiB/s are not hardware's */
 };
 
 struct cmp {
@@ -61,6 +63,7 @@ struct cmp {
 	size_t nkeys;
 	struct cell *cell;	/* nkeys * nfiles */
 	bool have_probe;
+	bool have_emulated;	/* a cell with I/O figures is emulated */
 	size_t nfirst_only;	/* keys with cycles in some files only */
 };
 
@@ -75,6 +78,7 @@ char *xasprintf(const char *fmt, ...);
 __attribute__((format(printf, 1, 2)))
 int usage_err(const char *fmt, ...);
 void key_label(char *buf, size_t n, const char *key, bool with_pf);
+void set_add(char *buf, size_t n, const char *s);
 struct cell *cell_of(const struct cmp *c, size_t k, int fi);
 
 /* compare_report.c */

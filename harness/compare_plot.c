@@ -185,7 +185,14 @@ static int plot_bars(FILE *dat, FILE *gp, const struct cmp *c, int which)
 	for (i = 0; i < c->nfiles; i++) {
 		fprintf(gp, "%s'%s.dat' using %d:%d:%d%s title ", i ? ", \\\n     " : "plot ",
 			name, 2 + 3 * i, 3 + 3 * i, 4 + 3 * i, i ? "" : ":xtic(1)");
-		gp_str(gp, c->file[i].label);
+		if (which && strstr(c->file[i].accel, "tcg")) {
+			char t[96];
+
+			snprintf(t, sizeof(t), "%s (tcg: emulated)", c->file[i].label);
+			gp_str(gp, t);
+		} else {
+			gp_str(gp, c->file[i].label);
+		}
 	}
 	fputc('\n', gp);
 	return n;

@@ -136,14 +136,14 @@ static void heading(FILE *o, bool md, const char *s)
 
 static void sect_files(FILE *o, const struct cmp *c, bool md)
 {
-	struct table t = { .ncols = 7 };
+	struct table t = { .ncols = 8 };
 	char n[5][16];
 	int i;
 
 	heading(o, md, "Kernels and verdicts");
 	tab_add(&t, (const char *[]){ "kernel", "file", "pass", "fail",
 				      "data lost (defect)", "unchecked",
-				      "other" });
+				      "other", "accel" });
 	for (i = 0; i < c->nfiles; i++) {
 		const struct file *f = &c->file[i];
 		char lab[80];
@@ -156,7 +156,7 @@ static void sect_files(FILE *o, const struct cmp *c, bool md)
 		snprintf(n[3], 16, "%d", f->nother);
 		snprintf(n[4], 16, "%d", f->ndefect);
 		tab_add(&t, (const char *[]){ lab, f->path, n[0], n[1], n[4],
-					      n[2], n[3] });
+					      n[2], n[3], f->accel });
 	}
 	tab_print(o, &t, md);
 	tab_free(&t);
@@ -318,6 +318,22 @@ static bool has_perf(const struct cell *cl)
 	return cl->reg.ok || cl->fixed.ok || cl->ratio.ok || cl->probe_max.ok;
 }
 
+/* Throughput measured under TCG is the emulator's, not the hardware's. */
+static void mark_emulated(char *buf, size_t n, bool emulated)
+{
+	if (emulated && strcmp(buf, "-"))
+		strncat(buf, " (tcg)", n - strlen(buf) - 1);
+}
+
+static void emulated_note(FILE *o, const struct cmp *c, bool md)
+{
+	if (c->have_emulated)
+		fprintf(o, "%s(tcg): measured in a guest under QEMU's TCG emulator: MiB/s and\n"
+			"%sfixed/plain ratios are emulated, not hardware figures; rows with accel\n"
+			"%snone (bare metal) or a hardware hypervisor (kvm, ...) are the reference.\n",
+			md ? "\n" : "  ", md ? "" : "  ", md ? "" : "  ");
+}
+
 static void probe_text(char *buf, size_t n, const struct cell *cl)
 {
 	char a[24], b[24], d[24];
@@ -345,7 +361,7 @@ static void sect_perf(FILE *o, const struct cmp *c, bool md)
 	struct table t = { .ncols = c->have_probe ? 7 : 6 };
 	char lab[256], s[5][128];
 	size_t k;
-	int i;
+	int i, j;
 
 	heading(o, md, "Performance per kernel: median [min-max]");
 	tab_add(&t, (const char *[]){ "key", "kernel", "reg ns/page",
@@ -362,6 +378,8 @@ static void sect_perf(FILE *o, const struct cmp *c, bool md)
 			fmt_range(s[1], sizeof(s[1]), &cl->fixed);
 			fmt_range(s[2], sizeof(s[2]), &cl->plain);
 			fmt_range(s[3], sizeof(s[3]), &cl->ratio);
+			for (j = 1; j <= 3; j++)
+				mark_emulated(s[j], sizeof(s[j]), cl->emulated);
 			probe_text(s[4], sizeof(s[4]), cl);
 			tab_add(&t, (const char *[]){ lab, c->file[i].label, s[0],
 						      s[1], s[2], s[3], s[4] });
@@ -371,6 +389,7 @@ static void sect_perf(FILE *o, const struct cmp *c, bool md)
 	else
 		fprintf(o, "%sno performance data\n", md ? "" : "  ");
 	tab_free(&t);
+	emulated_note(o, c, md);
 	if (c->nfirst_only)
 		fprintf(o, "%sreg ns/page: %zu key(s) have --cycles rows in some files only; for them\n"
 			"%sthe first registrations are compared (a cycles' median is not one).\n",
@@ -411,7 +430,7 @@ static void sect_rel(FILE *o, const struct cmp *c, bool md)
 	struct table t = { .ncols = c->have_probe ? 7 : 6 };
 	char lab[256], vs[160], s[5][128];
 	size_t k;
-	int i;
+	int i, j;
 
 	snprintf(vs, sizeof(vs), "Against the baseline %s: kernel / %s (noise: the [min-max] ranges overlap)",
 		 c->file[c->base].label, c->file[c->base].label);
@@ -434,6 +453,9 @@ static void sect_rel(FILE *o, const struct cmp *c, bool md)
 			fmt_rel(s[1], sizeof(s[1]), &b->fixed, &cl->fixed, false);
 			fmt_rel(s[2], sizeof(s[2]), &b->plain, &cl->plain, false);
 			fmt_rel(s[3], sizeof(s[3]), &b->ratio, &cl->ratio, false);
+			for (j = 1; j <= 3; j++)
+				mark_emulated(s[j], sizeof(s[j]),
+					      b->emulated || cl->emulated);
 			fmt_rel(s[4], sizeof(s[4]), &b->probe_max,
 				&cl->probe_max, false);
 			tab_add(&t, (const char *[]){ lab, c->file[i].label, s[0],
@@ -445,6 +467,7 @@ static void sect_rel(FILE *o, const struct cmp *c, bool md)
 		fprintf(o, "%sno key with performance data on the baseline and another kernel\n",
 			md ? "" : "  ");
 	tab_free(&t);
+	emulated_note(o, c, md);
 }
 
 void write_all(FILE *o, const struct cmp *c, bool md)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A reader for longpin's CSV (schema 1): no quoting, fields separated by
+ * A reader for longpin's CSV (schemas 1 and 2; 2 adds accel): no quoting, fields separated by
  * commas, lines by \n (\r\n tolerated). Fields are looked up by header name.
  */
 #ifndef LONGPIN_CSVREAD_H
@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#define CSV_SCHEMA	1
+#define CSV_SCHEMA	2
 #define CSV_MAX_COLS	256
 
 struct csv {

@@ -13,7 +13,7 @@
 #include <limits.h>
 
 #define LONGPIN_VERSION		"0.1"
-#define LONGPIN_SCHEMA		1
+#define LONGPIN_SCHEMA		2
 
 /* Exit statuses, documented in README.md. */
 enum {
@@ -139,6 +139,8 @@ int kcounters_read(long out[LP_NR_KCOUNTERS]);
 /* contract.c: expected verdicts, data in harness/contracts/ */
 struct contract;
 const char *kernel_release(void);
+/* util.c: the accelerator of a virtual CPU, "none" on bare metal */
+const char *cpu_accel(void);
 const struct contract *contract_select(const char **why);
 const struct contract *contract_by_name(const char *name);
 const char *contract_name(const struct contract *c);

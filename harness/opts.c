@@ -23,7 +23,7 @@ static void usage(FILE *f)
 "               [--cycles N [--concurrent]] [--csv FILE]\n"
 "       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
 "               [--expect CONTRACT]\n"
-"       longpin --list | --list-contracts | --help | --version\n"
+"       longpin --list | --list-contracts | --print-accel | --help | --version\n"
 "\n"
 "Registers one io_uring fixed buffer of memory TYPE (IORING_REGISTER_BUFFERS,\n"
 "a long-term FOLL_WRITE pin), checks the kernel's answer against the\n"
@@ -62,6 +62,9 @@ static void usage(FILE *f)
 "  --print-expected  print the contract's answer for TYPE, one line per\n"
 "                  prefault: CONTRACT TYPE PREFAULT SIZE EXPECTED NOFAULT\n"
 "                  (tab separated; '-' when unknown), and set nothing up\n"
+"  --print-accel   print what runs this CPU (the CSV's accel column): none\n"
+"                  (bare metal), tcg (QEMU's emulator: MiB/s are not hardware\n"
+"                  figures), kvm, hyperv, xen, vmware, bhyve or vm\n"
 "  --inject corrupt|leak  self-tests: corrupt the data check's target,\n"
 "                  or keep a second pin past unregistration\n"
 "\n"
@@ -73,7 +76,7 @@ static void usage(FILE *f)
 }
 
 enum { OPT_LIST = 256, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
-       OPT_VERSION, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
+       OPT_VERSION, OPT_PRINT_ACCEL, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
        OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK,
        OPT_CONCURRENT, OPT_TARGET_OVERWRITE };
 
@@ -105,6 +108,7 @@ static const struct option long_opts[] = {
 	{ "target-overwrite", no_argument, NULL, OPT_TARGET_OVERWRITE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "print-accel", no_argument, NULL, OPT_PRINT_ACCEL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -248,6 +252,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
 			printf("longpin %s (CSV schema %d)\n", LONGPIN_VERSION,
 			       LONGPIN_SCHEMA);
 			return -1;
+		case OPT_PRINT_ACCEL: puts(cpu_accel()); return -1;
 		case '?':
 			return lp_err(LP_EUSAGE,
 				      "unknown option or missing argument '%s': see longpin --help",

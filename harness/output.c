@@ -25,7 +25,7 @@ static const char csv_header[] =
 	"ratio_min,ratio_med,ratio_max,"
 	"clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,"
 	"cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,"
-	"probe_calls,probe_p999_us,probe_max_us,note\n";
+	"probe_calls,probe_p999_us,probe_max_us,accel,note\n";
 
 /* A text field: commas and line breaks would break the CSV. */
 static void put_text(FILE *f, const char *s)
@@ -122,6 +122,7 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_io(f, r, repeat);
 	fputs(",-,-,-,-,-", f);
 	put_cycles(f, &r->cyc);
+	fprintf(f, ",%s", cpu_accel());
 	put_text(f, r->note);
 	fputc('\n', f);
 }

@@ -8,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "longpin.h"
 
@@ -183,4 +186,38 @@ const char *fs_name(long magic)
 			return fs_names[i].name;
 	snprintf(unknown, sizeof(unknown), "0x%lx", magic);
 	return unknown;
+}
+
+/*
+ * What runs this CPU, from CPUID: "none" without the hypervisor bit (bare
+ * metal), "tcg" for QEMU's emulator, "kvm", "hyperv", "xen", "vmware",
+ * "bhyve", or "vm" for another hypervisor; "unknown" off x86. Only under
+ * "tcg" are instructions emulated. MiB/s measured under
+ * "tcg" are emulated, not hardware figures.
+ */
+const char *cpu_accel(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static const struct { const char sig[13]; const char *name; } sigs[] = {
+		{ "TCGTCGTCGTCG", "tcg" }, { "KVMKVMKVM\0\0\0", "kvm" },
+		{ "Microsoft Hv", "hyperv" }, { "XenVMMXenVMM", "xen" },
+		{ "VMwareVMware", "vmware" }, { "bhyve bhyve ", "bhyve" },
+	};
+	unsigned int a, b, c, d;
+	char sig[12];
+	size_t i;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31)))
+		return "none";
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &d, 4);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		if (!memcmp(sig, sigs[i].sig, sizeof(sig)))
+			return sigs[i].name;
+	return "vm";
+#else
+	return "unknown";
+#endif
 }

@@ -3,7 +3,8 @@
 # This file is included before harness/compare.cmake defines the target;
 # $<TARGET_FILE:...> is resolved at generation time, so that is fine.
 foreach(case join missing-row schema-mismatch malformed no-header noise
-    report mixed defect failures two-kernels cycles-mix fs-split baseline usage real)
+    report mixed defect failures two-kernels cycles-mix fs-split baseline usage accel
+    real)
   add_test(NAME compare/${case}
     COMMAND bash ${CMAKE_SOURCE_DIR}/tests/compare.sh ${case})
   set_tests_properties(compare/${case} PROPERTIES

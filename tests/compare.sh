@@ -44,8 +44,8 @@ join)
 	has "$T/out" "file-private write 4M: stock -EOPNOTSUPP, patched 0"
 	has "$T/out" "sysv-shm write 4M: stock -EOPNOTSUPP, patched 0"
 	hasnt "$T/out" "anon write 4M: stock"
-	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0 +0$' "$T/out" || fail "stock verdict counts"
-	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0 +0$' "$T/out" || fail "patched verdict counts"
+	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0 +0 +\?$' "$T/out" || fail "stock verdict counts"
+	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0 +0 +\?$' "$T/out" || fail "patched verdict counts"
 	# patched anon write: two rows 48 and 52 ns/page, median 50; stock 100.
 	# pages/s patched over stock = 100/50, range 90/55 .. 110/45.
 	rel_row "anon write 4M" | grep -qF "x2.00 [1.64-2.44]" || fail "registration ratio is not x2.00 [1.64-2.44]"
@@ -60,8 +60,8 @@ missing-row)
 	has "$T/out" "2 are missing on some kernel"
 	pass "rows on one side only are reported as missing, exit 0" ;;
 schema-mismatch)
-	bad_input schema2.csv "2: CSV schema 2, this longpin-compare reads schema 1: use a matching longpin"
-	pass "schema 2: exit 2 with the message" ;;
+	bad_input schema9.csv "2: CSV schema 9, this longpin-compare reads schemas 1 to 2: use a matching longpin"
+	pass "schema 9: exit 2 with the message" ;;
 malformed)
 	bad_input short-line.csv "3: 6 fields, the header has 63"
 	pass "a short line: exit 2 naming file:line" ;;
@@ -93,7 +93,7 @@ report)
 		[ -s "$T/plots/$f.gp" ] && [ -s "$T/plots/$f.dat" ] || fail "$f.gp/.dat missing"
 	done
 	# bad input: no report, no temp file
-	run_compare --report "$T/bad.md" "$D/stock.csv" "$D/schema2.csv"
+	run_compare --report "$T/bad.md" "$D/stock.csv" "$D/schema9.csv"
 	[ "$rc" = 2 ] && [ ! -e "$T/bad.md" ] && [ ! -e "$T/bad.md.tmp" ] || fail "report written despite bad input"
 	# no gnuplot on PATH: one line, data and scripts, exit 0
 	rc=0
@@ -116,7 +116,7 @@ mixed)
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "anon write 4M: stock 0, patched mixed 0/-EFAULT"
 	grep -qE '^  !  anon write 4M +0 +mixed 0/-EFAULT \(pass/fail\)' "$T/out" || fail "mixed verdicts not shown"
-	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0 +0$' "$T/out" || fail "fail not counted"
+	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0 +0 +\?$' "$T/out" || fail "fail not counted"
 	pass "repeats that disagree are shown as mixed" ;;
 defect)
 	# a lifetime-reclaim row that lost data as its contract expects
@@ -127,7 +127,7 @@ defect)
 	add_row patched '$6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = 0; $14 = "-"; $15 = 0; $16 = "pass"'
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
-	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0$' "$T/out" || fail "defect not counted apart"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0 +\?$' "$T/out" || fail "defect not counted apart"
 	has "$T/out" "Data lost: known kernel defects"
 	has "$T/out" "lifetime-reclaim memfd read 4M: stock -EIO"
 	grep -qE 'lifetime-reclaim memfd read 4M +-EIO \(DATA LOST\) +0' "$T/out" || fail "no DATA LOST in the table"
@@ -146,7 +146,7 @@ failures)
 	has "$T/out" "memfd write 4M: patched, 4096 kB still pinned"
 	has "$T/out" "Data lost or corrupted"
 	has "$T/out" "tmpfs-shared write 4M: patched, 1 row(s)"
-	grep -qE '^  patched +[^ ]+ +[0-9]+ +2 +0 +0 +0$' "$T/out" || fail "the two rows are not counted as failures"
+	grep -qE '^  patched +[^ ]+ +[0-9]+ +2 +0 +0 +0 +\?$' "$T/out" || fail "the two rows are not counted as failures"
 	grep -q '^1 [0-9]* 2171169 "0 (FAIL)" 16777215$' "$T/plots/verdicts.dat" || fail "a failed cell is not in the failure colour"
 	grep -q "title 'FAIL'\|title \"FAIL\"" "$T/plots/verdicts.gp" || fail "no legend entry for FAIL"
 	pass "leaked and corrupt rows: failed, listed under pins leaked and data lost or corrupted, failure colour in the grid" ;;
@@ -206,6 +206,26 @@ usage)
 	[ "$rc" = 0 ] || fail "--help: exit $rc"
 	has "$T/out" "usage: longpin-compare"
 	pass "usage errors exit 2 with one line" ;;
+accel)
+	# schema 2: the stock rows measured on bare metal, patched under TCG
+	to_schema2() {
+		awk -F, -v OFS=, -v a="$2" '{ $NF = (NR == 1 ? "accel" : a) OFS $NF
+			if (NR > 1) $1 = 2; print }' "$D/$1.csv" >"$T/$1.csv"
+	}
+	to_schema2 stock none; to_schema2 patched tcg
+	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +0 +0 +0 +none$' "$T/out" || fail "accel none not in the files table"
+	grep -qE '^  patched +[^ ]+ +6 +0 +0 +0 +0 +tcg$' "$T/out" || fail "accel tcg not in the files table"
+	grep -E '^  anon write 4M +patched ' "$T/out" | grep -qF "(tcg)" || fail "patched MiB/s not marked (tcg)"
+	grep -E '^  anon write 4M +stock ' "$T/out" | grep -qF "(tcg)" && fail "stock MiB/s marked (tcg)"
+	rel_row "anon write 4M" | grep -qF "(tcg)" || fail "ratio against the baseline not marked (tcg)"
+	has "$T/out" "are emulated, not hardware figures"
+	has "$T/plots/ratio.gp" "patched (tcg: emulated)"
+	# schema 1 files do not say: no mark, "?" in the table
+	run_compare "$D/stock.csv" "$D/patched.csv"
+	hasnt "$T/out" "(tcg)"
+	pass "accel: TCG figures marked (tcg) with a note, bare-metal ones not" ;;
 real)
 	export TMPDIR=$T
 	"$LONGPIN" --mem anon --size 4M --prefault all --ios 64 --repeat 3 --csv "$T/a.csv" >"$T/l" 2>&1 || rc=$?

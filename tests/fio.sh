@@ -50,13 +50,13 @@ header)
 	conv "$D" "$T/o.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	[ "$(head -n 1 "$T/o.csv")" = "$h" ] || fail "header differs from longpin's: $(head -n 1 "$T/o.csv")"
-	pass "the header is longpin's schema 1 header" ;;
+	pass "the header is longpin's schema 2 header" ;;
 convert)
 	conv "$D" "$T/o.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	[ "$(wc -l <"$T/o.csv")" = 27 ] || fail "$(wc -l <"$T/o.csv") lines, want header + 26"
 	n=$(awk -F, '{ print NF }' "$T/o.csv" | sort -u)
-	[ "$n" = 63 ] || fail "field counts: $n"
+	[ "$n" = 64 ] || fail "field counts: $n"
 	! awk -F, 'NR > 1 && $16 != "pass"' "$T/o.csv" | grep -q . || fail "a verdict is not pass on stock"
 	p=mmapshared-daxext4-nullb
 	want "$T/o.csv" $p source fio
@@ -69,6 +69,7 @@ convert)
 	want "$T/o.csv" $p expected -EOPNOTSUPP
 	want "$T/o.csv" $p verdict pass
 	want "$T/o.csv" $p contract linux-6.1
+	want "$T/o.csv" $p accel -	# raw outputs from before run-fio.sh wrote accel
 	want "$T/o.csv" $p fixed_mibs_med -
 	want "$T/o.csv" $p ratio_med -
 	is_num "$(col "$T/o.csv" $p plain_mibs_med)" || fail "$p: no plain MiB/s for the refused pair"
@@ -98,7 +99,12 @@ convert)
 	want "$T/o.csv" mmap-daxext4-nullb-write prefault write
 	want "$T/o.csv" mmap-daxext4-nullb-write op randwrite-nullb
 	want "$T/o.csv" malloc-pmem op randread-pmem
-	pass "26 rows, 63 columns; fsdax-shared -EOPNOTSUPP pass, malloc ratio x$(col "$T/o.csv" malloc-nullb ratio_med)" ;;
+	# the guest's accelerator goes into every row
+	copy; echo tcg >"$T/raw/accel"
+	conv "$T/raw" "$T/o2.csv"; [ "$rc" = 0 ] || fail "exit status $rc with an accel file"
+	[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") c = i; next } { print $c }' "$T/o2.csv" | sort -u)" = tcg ] ||
+		fail "accel is not tcg in every row"
+	pass "26 rows, 64 columns, accel from the guest; fsdax-shared -EOPNOTSUPP pass, malloc ratio x$(col "$T/o.csv" malloc-nullb ratio_med)" ;;
 convert-6.12)
 	# the same jobs on Debian's 6.12: page-cache policy moved into GUP
 	conv "$ROOT/tests/data/fio/debian-6.12" "$T/o.csv"
@@ -167,7 +173,7 @@ bad-csv)
 	echo "a,b,c" >"$T/bad.csv"
 	conv "$D" "$T/bad.csv"
 	[ "$rc" = 2 ] || fail "exit status $rc"
-	grep -qF "fio2csv.sh: $T/bad.csv:1: not a longpin schema 1 CSV header" "$T/err" || fail "message"
+	grep -qF "fio2csv.sh: $T/bad.csv:1: not a longpin schema 2 CSV header: give a new OUT.csv" "$T/err" || fail "message"
 	[ "$(cat "$T/bad.csv")" = "a,b,c" ] || fail "the CSV was changed"
 	pass "appending to a non-longpin CSV is refused" ;;
 memtype)
@@ -262,7 +268,8 @@ vm-stock)
 	want "$T/o.csv" $p expected -EOPNOTSUPP
 	want "$T/o.csv" $p verdict pass
 	want "$T/o.csv" $p kernel 6.1.192
-	for p in $(awk -F, 'NR > 1 && $9 ~ /-nullb$/ && $13 == 0 { n = split($63, a, " "); print a[2] }' "$T/o.csv"); do
+	want "$T/o.csv" $p accel tcg
+	for p in $(awk -F, 'NR > 1 && $9 ~ /-nullb$/ && $13 == 0 { n = split($64, a, " "); print a[2] }' "$T/o.csv"); do
 		is_num "$(col "$T/o.csv" "$p" ratio_med)" || fail "$p: no fixed/plain ratio"
 	done
 	[ -n "${p:-}" ] || fail "no registered null_blk row"
