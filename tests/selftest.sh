@@ -167,5 +167,21 @@ print-expected)
 	run_longpin --print-expected --mem mixed --expect linux-6.1
 	grep -qP '^linux-6.1\tmixed\twrite\t16777216\t-EINVAL\t0$' "$T/out" || fail "mixed line"
 	pass "--print-expected prints the contract's rows" ;;
+accel)
+	run_longpin --print-accel
+	[ "$rc" = 0 ] || fail "exit $rc"
+	a=$(cat "$T/out")
+	case $a in none|tcg|kvm|hyperv|xen|vmware|bhyve|vm|unknown) ;; *) fail "accel '$a' is no known word" ;; esac
+	# the hypervisor bit of CPUID leaf 1 is "hypervisor" in /proc/cpuinfo
+	if grep -qw hypervisor /proc/cpuinfo; then
+		[ "$a" != none ] || fail "none, but /proc/cpuinfo has the hypervisor flag"
+	elif grep -q '^flags' /proc/cpuinfo; then
+		[ "$a" = none ] || fail "$a, but /proc/cpuinfo has no hypervisor flag"
+	fi
+	run_longpin --mem anon --size 64K --no-io --csv "$T/r.csv"
+	[ "$rc" = 0 ] || skip "longpin --mem anon exit $rc here"
+	[ "$(csv_get "$T/r.csv" 1 accel)" = "$a" ] || fail "CSV accel '$(csv_get "$T/r.csv" 1 accel)', --print-accel '$a'"
+	[ "$(csv_get "$T/r.csv" 1 schema)" = 2 ] || fail "schema is not 2"
+	pass "accel $a in the CSV, as CPUID says" ;;
 *)	fail "unknown case $case" ;;
 esac

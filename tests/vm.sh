@@ -68,8 +68,13 @@ matrix)
 	[ -z "$bad" ] || fail "verdicts not pass: $bad"
 	[ "$rc" = 0 ] || fail "guest exit status $rc"
 	grep -q "# SKIP" "$T/out" && fail "a memory type was skipped in the guest"
-	[ "$n" = 75 ] || fail "$n rows, want 75 (21 types x 3 + 4 on xfs x 3)"
-	pass "$kernel: $n rows, all pass against $contract" ;;
+	[ "$n" = 78 ] || fail "$n rows, want 78 (22 types x 3 + 4 on xfs x 3)"
+	[ "$(echo "$rows" | grep -c '^secretmem [a-z]* secretmem EFAULT pass ')" = 3 ] ||
+		fail "secretmem: want -EFAULT, pass, for 3 prefaults"
+	# QEMU's CPU says what runs it: tcg here (kvm where /dev/kvm is)
+	accel=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") c = i; next } { print $c }' "$T/res/m.csv" | sort -u)
+	case $accel in tcg|kvm) ;; *) fail "accel '$accel' in the guest's rows, want tcg or kvm" ;; esac
+	pass "$kernel: $n rows, all pass against $contract, secretmem refused, accel $accel" ;;
 counters)
 	# the patched kernel's counters prove the path: written anon is served
 	# by GUP-fast only; refusals are counted by reason
