@@ -26,6 +26,7 @@ struct target {
 	int fd;
 	off_t size;
 	bool blk, direct, nullblk, own;
+	int fill_fd;			/* --inject fill's file, or -1 */
 	char path[PATH_MAX];
 };
 
@@ -154,12 +155,23 @@ static int target_fill(struct target *t)
 	if (posix_memalign((void **)&buf, 4096, chunk))
 		return lp_err(LP_EUSAGE, "out of memory");
 	memset(buf, 0x5a, chunk);
-	for (off = 0; off < t->size; off += chunk)
-		if (pwrite(t->fd, buf, chunk, off) != (ssize_t)chunk) {
-			ret = lp_err(LP_EUSAGE, "target %s: write: %s",
-				     t->path, strerror(errno));
-			break;
-		}
+	for (off = 0; off < t->size; off += chunk) {
+		ssize_t n = pwrite(t->fd, buf, chunk, off);
+
+		if (n == (ssize_t)chunk)
+			continue;
+		/* a short write is a full file system that said so late */
+		if (t->own)
+			ret = lp_err(LP_SKIP, "the I/O target in %.*s: write at %lld MiB: %s: free space there, or give --target or --no-io",
+				     (int)(strrchr(t->path, '/') - t->path), t->path,
+				     (long long)(off / MiB),
+				     strerror(n < 0 ? errno : ENOSPC));
+		else
+			ret = lp_err(LP_EUSAGE, "--target %s: write at %lld MiB: %s: free space there, or give another --target",
+				     t->path, (long long)(off / MiB),
+				     strerror(n < 0 ? errno : ENOSPC));
+		break;
+	}
 	free(buf);
 	return ret;
 }
@@ -171,15 +183,28 @@ static int target_open(struct target *t, const struct mem *m,
 	struct stat st;
 
 	memset(t, 0, sizeof(*t));
+	t->fd = t->fill_fd = -1;
 	t->size = target_span(m);
 	if (o->target && !stat(o->target, &st) && S_ISBLK(st.st_mode)) {
 		snprintf(t->path, sizeof(t->path), "%s", o->target);
 		return target_open_blk(t, o->target);
 	}
+	if (o->target && !stat(o->target, &st) && !S_ISREG(st.st_mode))
+		return lp_err(LP_EUSAGE,
+			      "--target %s: not a regular file or a block device: give one",
+			      o->target);
 	if (o->target) {
 		snprintf(t->path, sizeof(t->path), "%s", o->target);
 		t->fd = open(o->target, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	} else {
+		long long avail = dir_free(m->target_dir);
+
+		/* the buffer's own file may share this file system */
+		if (avail >= 0 && avail < (long long)t->size)
+			return lp_err(LP_SKIP,
+				      "%s has %lld kB free, the I/O target needs %lld kB: free space there, or give --target or --no-io",
+				      m->target_dir, avail / (long long)KiB,
+				      (long long)t->size / (long long)KiB);
 		if (snprintf(t->path, sizeof(t->path), "%s/longpin-target.XXXXXX",
 			     m->target_dir) >= (int)sizeof(t->path))
 			return lp_err(LP_EUSAGE, "%s: path too long", m->target_dir);
@@ -187,12 +212,22 @@ static int target_open(struct target *t, const struct mem *m,
 		if (t->fd >= 0)
 			unlink(t->path);
 		t->own = true;
+		if (t->fd >= 0 && o->inject && !strcmp(o->inject, "fill"))
+			t->fill_fd = mem_fill_dir(m->target_dir);
 	}
 	if (t->fd < 0)
 		return lp_err(LP_EUSAGE, "target %s: %s: give a writable --target",
 			      t->path, strerror(errno));
 	t->direct = !fcntl(t->fd, F_SETFL, O_DIRECT);
 	return target_fill(t);
+}
+
+static void target_close(struct target *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	if (t->fill_fd >= 0)
+		close(t->fill_fd);
 }
 
 /* A pattern that differs at every 8-byte offset and from run to run. */
@@ -330,8 +365,10 @@ int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
 	memset(r, 0, sizeof(*r));
 	strcpy(r->check, "-");
 	ret = target_open(&t, m, o);
-	if (ret != LP_OK)
+	if (ret != LP_OK) {
+		target_close(&t);
 		return ret;
+	}
 	/* an own temp file is named by its directory: "tmp:/tmp" */
 	if (t.own)
 		snprintf(r->target, sizeof(r->target), "tmp:%.*s",
@@ -345,6 +382,6 @@ int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
 	if (ret)
 		lp_warn("%s: fixed-buffer reads from %s failed: %s",
 			m->ops->name, t.path, strerror(-ret));
-	close(t.fd);
+	target_close(&t);
 	return LP_OK;
 }

@@ -51,7 +51,7 @@ struct opts {
 	unsigned int repeat;
 	const char *expect;
 	const char *csv;
-	const char *inject;		/* corrupt | leak: self-tests */
+	const char *inject;		/* corrupt | leak | fill: self-tests */
 	unsigned int cycles;		/* more register/unregister cycles */
 	bool mmap_probe;		/* time mmap+munmap in a thread meanwhile */
 	bool print_expected;		/* print the contract's answer, run nothing */
@@ -75,6 +75,7 @@ struct mem {
 	char fs_type[24];		/* of the backing file, or "-" */
 	int dax;			/* STATX_ATTR_DAX of it: 1, 0, -1 n/a */
 	char target_dir[PATH_MAX];	/* where a default I/O target goes */
+	int fill_fd;			/* --inject fill's file, or -1 */
 };
 
 struct mem_ops {
@@ -96,6 +97,10 @@ int mem_check_size(const struct mem_ops *ops, const struct opts *o);
 int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o);
 void mem_teardown(struct mem *m);
 int mem_populate(struct mem *m, enum prefault pf);
+int mem_touch(struct mem *m, enum prefault pf);
+int mem_sigbus_err(const struct mem *m, size_t at);
+int mem_fill_dir(const char *dir);
+long long dir_free(const char *dir);
 int mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags);
 int mem_map_fd(struct mem *m, int fd, size_t len, int flags);
 int mem_tmpfile(struct mem *m, const char *dir, size_t len);

@@ -256,6 +256,26 @@ static void probe_note(const struct cycles_result *c, char *note, size_t n)
 			 c->probe_cpu[1], c->probe_cpu[0]);
 }
 
+/*
+ * GUP answers -EFAULT when a fault cannot back a page: a file system that
+ * is full says so only this way when nothing was prefaulted. Where the
+ * contract expects another answer, write every page ourselves: a SIGBUS
+ * means the environment, not the kernel, and is no verdict (exit 77).
+ */
+static int efault_cause(struct mem *m, const struct row *r,
+			const struct contract *c)
+{
+	bool nofault;
+	int err;
+
+	if (r->result != -EFAULT || m->fd < 0 || (m->ops->flags & MEM_RDONLY))
+		return LP_OK;
+	if (c && contract_lookup(c, m->ops->name, r->pf, m->len, &err, &nofault) &&
+	    err == EFAULT)
+		return LP_OK;
+	return mem_touch(m, PF_WRITE);
+}
+
 static int run_one(const struct mem_ops *ops, const struct opts *o,
 		   const struct contract *c, enum prefault pf, bool header)
 {
@@ -280,6 +300,8 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 	r.fs_type = m.fs_type;
 	r.dax = m.dax;
 	ret = register_and_measure(&ring, &m, o, &r);
+	if (ret == LP_OK)
+		ret = efault_cause(&m, &r, c);
 	if (ret != LP_OK)
 		goto out_mem;
 	r.verdict = judge(&r, c, note, sizeof(note));
@@ -324,8 +346,15 @@ static int csv_check(const char *path)
 	FILE *f;
 	int ret;
 
+	struct stat st;
+
 	if (!path || !strcmp(path, "-"))
 		return LP_OK;
+	/* a pipe or a device (/dev/stdout) is written like --csv - */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return access(path, W_OK) ?
+			lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			       path, strerror(errno)) : LP_OK;
 	f = fopen(path, "r");
 	if (f) {
 		ret = csv_verify(f, path);

@@ -5,6 +5,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,14 +105,18 @@ int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o)
 
 	memset(m, 0, sizeof(*m));
 	m->ops = ops;
-	m->fd = -1;
+	m->fd = m->fill_fd = -1;
 	m->dax = -1;
 	strcpy(m->fs_type, "-");
 	snprintf(m->target_dir, sizeof(m->target_dir), "%s",
 		 tmp && *tmp ? tmp : "/tmp");
 	ret = ops->setup(m, o);
-	if (ret != LP_OK)
+	if (ret != LP_OK) {
 		mem_teardown(m);
+		return ret;
+	}
+	if (o->inject && !strcmp(o->inject, "fill") && m->fd >= 0)
+		m->fill_fd = mem_fill_dir(m->target_dir);
 	return ret;
 }
 
@@ -122,19 +128,42 @@ void mem_teardown(struct mem *m)
 		munmap(m->map, m->map_len);
 	if (m->fd >= 0)
 		close(m->fd);
+	if (m->fill_fd >= 0)
+		close(m->fill_fd);
 	m->shm = m->map = m->addr = NULL;
-	m->fd = -1;
+	m->fd = m->fill_fd = -1;
 }
 
-/* Touch every 4 KiB of the buffer: none, a read, or a write. */
-int mem_populate(struct mem *m, enum prefault pf)
+/* where on_sigbus() returns to while mem_touch() runs */
+static sigjmp_buf *sigbus_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(*sigbus_jmp, 1);
+}
+
+/*
+ * Touch every 4 KiB of @m (a read, or a write of @pf), or return LP_SKIP
+ * with the reason when a page cannot be backed: a file system or huge
+ * page pool that ran out answers the touch with SIGBUS.
+ */
+int mem_touch(struct mem *m, enum prefault pf)
 {
 	volatile char *p = m->addr;
-	size_t i;
+	struct sigaction sa = { .sa_handler = on_sigbus }, old;
+	volatile size_t i = 0;
+	sigjmp_buf jmp;
 	char sink = 0;
+	int ret = LP_OK;
 
-	if (pf == PF_NONE)
-		return 0;
+	sigemptyset(&sa.sa_mask);
+	sigbus_jmp = &jmp;
+	sigaction(SIGBUS, &sa, &old);
+	if (sigsetjmp(jmp, 1)) {
+		ret = mem_sigbus_err(m, i);
+		goto out;
+	}
 	for (i = 0; i < m->len; i += 4096) {
 		if (pf == PF_READ)
 			sink ^= p[i];
@@ -142,7 +171,18 @@ int mem_populate(struct mem *m, enum prefault pf)
 			p[i] = (char)(i >> 12);
 	}
 	(void)sink;
-	return 0;
+out:
+	sigaction(SIGBUS, &old, NULL);
+	sigbus_jmp = NULL;
+	return ret;
+}
+
+/* Touch every 4 KiB of the buffer: none, a read, or a write. */
+int mem_populate(struct mem *m, enum prefault pf)
+{
+	if (pf == PF_NONE)
+		return 0;
+	return mem_touch(m, pf);
 }
 
 /*
@@ -189,6 +229,56 @@ void mem_describe_fd(struct mem *m, int fd)
 			 fs_name(sfs.f_type));
 	if (!statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx))
 		m->dax = !!(stx.stx_attributes & STATX_ATTR_DAX);
+}
+
+/* Free bytes for an unprivileged writer in the file system of @dir, or -1. */
+long long dir_free(const char *dir)
+{
+	struct statvfs vfs;
+
+	if (statvfs(dir, &vfs))
+		return -1;
+	return (long long)vfs.f_bavail * vfs.f_frsize;
+}
+
+/*
+ * --inject fill: take the free space of @dir's file system, as another
+ * writer would after our check. The file is unlinked: closing @fd (at
+ * exit at the latest) gives the space back.
+ */
+int mem_fill_dir(const char *dir)
+{
+	char path[PATH_MAX];
+	off_t off = 0, step;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/longpin.XXXXXX", dir);
+	fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	for (step = 1 << 30; step >= 4096; step /= 2)
+		while (!fallocate(fd, 0, off, step))
+			off += step;
+	return fd;
+}
+
+/* The SIGBUS at byte @at of @m's buffer, explained. */
+int mem_sigbus_err(const struct mem *m, size_t at)
+{
+	long long avail = m->fd >= 0 ? dir_free(m->target_dir) : -1;
+
+	if (m->ops->flags & MEM_HUGETLB)
+		return lp_err(LP_SKIP,
+			      "%s: SIGBUS at page %zu of %zu: no free huge page left: reserve more (vm.nr_hugepages) or give a smaller --size",
+			      m->ops->name, at / 4096, m->len / 4096);
+	if (avail >= 0)
+		return lp_err(LP_SKIP,
+			      "%s: SIGBUS at page %zu of %zu: the file system of %s is full (%lld kB free, the buffer needs %zu kB): free space there or give another --dir",
+			      m->ops->name, at / 4096, m->len / 4096,
+			      m->target_dir, avail / (long long)KiB, m->len / KiB);
+	return lp_err(LP_SKIP, "%s: SIGBUS at page %zu of %zu: the memory could not be backed",
+		      m->ops->name, at / 4096, m->len / 4096);
 }
 
 /*

@@ -65,8 +65,10 @@ static void usage(FILE *f)
 "  --print-accel   print what runs this CPU (the CSV's accel column): none\n"
 "                  (bare metal), tcg (QEMU's emulator: MiB/s are not hardware\n"
 "                  figures), kvm, hyperv, xen, vmware, bhyve or vm\n"
-"  --inject corrupt|leak  self-tests: corrupt the data check's target,\n"
-"                  or keep a second pin past unregistration\n"
+"  --inject corrupt|leak|fill  self-tests: corrupt the data check's target,\n"
+"                  keep a second pin past unregistration, or fill the\n"
+"                  file system of the buffer's file (or of the I/O target)\n"
+"                  after its free-space check, as another writer would\n"
 "\n"
 "Memory types:\n");
 	mem_list_help(f);
@@ -203,9 +205,10 @@ static int parse_one(struct opts *o, int c, const char *arg)
 				      arg);
 		break;
 	case OPT_INJECT:
-		if (strcmp(arg, "corrupt") && strcmp(arg, "leak"))
+		if (strcmp(arg, "corrupt") && strcmp(arg, "leak") &&
+		    strcmp(arg, "fill"))
 			return lp_err(LP_EUSAGE,
-				      "--inject %s: give corrupt or leak", arg);
+				      "--inject %s: give corrupt, leak or fill", arg);
 		o->inject = arg;
 		break;
 	default:

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -166,8 +168,9 @@ int csv_verify(FILE *f, const char *path)
 }
 
 /* --csv -: the process's original stdout, the CSV's alone (csv_to_stdout) */
-static FILE *csv_out;
-static bool csv_out_header;
+static int csv_out_fd = -1;
+/* a stream (stdout, a pipe, a device) got its header from this process */
+static bool stream_header;
 
 /*
  * --csv -: keep the real stdout for the CSV and send everything else that
@@ -176,52 +179,140 @@ static bool csv_out_header;
  */
 int csv_to_stdout(void)
 {
-	int fd;
-
 	fflush(stdout);
-	fd = dup(STDOUT_FILENO);
-	if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0 ||
-	    !(csv_out = fdopen(fd, "w")))
+	csv_out_fd = dup(STDOUT_FILENO);
+	if (csv_out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
 		return lp_err(LP_EUSAGE, "--csv -: %s", strerror(errno));
-	setvbuf(csv_out, NULL, _IOLBF, 0);
+	return LP_OK;
+}
+
+/* The row, after the header when @header, in one malloc'ed buffer. */
+static char *row_text(const struct row *r, unsigned int repeat, bool header,
+		      size_t *len)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	if (!m)
+		return NULL;
+	if (header)
+		fputs(csv_header, m);
+	put_row(m, r, repeat);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * All of @len bytes to @fd, or none: a failed write (a full disk) is cut
+ * back to @undo on a regular file (@undo < 0: a stream). Returns 0 or an
+ * errno.
+ */
+static int write_whole(int fd, const char *buf, size_t len, off_t undo)
+{
+	size_t done = 0;
+	ssize_t n;
+	int err;
+
+	while (done < len) {
+		n = write(fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : ENOSPC;
+			if (undo >= 0 && ftruncate(fd, undo))
+				err = errno;
+			return err;
+		}
+		done += n;
+	}
+	return 0;
+}
+
+/* A regular file: locked, verified again, appended whole or not at all. */
+static int csv_append_file(const char *path, const struct row *r,
+			   unsigned int repeat)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), err;
+	int ret = LP_OK;
+	FILE *f = NULL;
+	size_t len;
+	char *text;
+	off_t end;
+
+	if (fd < 0)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	flock(fd, LOCK_EX);
+	end = lseek(fd, 0, SEEK_END);
+	if (end > 0) {
+		/* what another writer may have left since csv_check() */
+		f = fdopen(dup(fd), "r");
+		ret = f ? csv_verify(f, path) :
+			  lp_err(LP_EUSAGE, "--csv %s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		if (ret != LP_OK)
+			goto out;
+	}
+	text = row_text(r, repeat, end == 0, &len);
+	if (!text) {
+		ret = lp_err(LP_EUSAGE, "out of memory");
+		goto out;
+	}
+	err = write_whole(fd, text, len, end);
+	free(text);
+	if (err)
+		ret = lp_err(LP_EUSAGE,
+			     "--csv %s: write: %s: the row was not written (the file is as it was); free space or give another --csv",
+			     path, strerror(err));
+out:
+	close(fd);
+	return ret;
+}
+
+/* stdout (--csv -), a pipe or a device: the header once, then rows. */
+static int csv_append_stream(const char *path, int fd, const struct row *r,
+			     unsigned int repeat)
+{
+	size_t len;
+	char *text = row_text(r, repeat, !stream_header, &len);
+	int err;
+
+	if (!text)
+		return lp_err(LP_EUSAGE, "out of memory");
+	err = write_whole(fd, text, len, -1);
+	free(text);
+	if (err)
+		return lp_err(LP_EUSAGE, "--csv %s: write: %s", path,
+			      strerror(err));
+	stream_header = true;
 	return LP_OK;
 }
 
 /*
  * Append one row to @path ("-": stdout), with the header when the file is
- * new or empty. The file is locked so that parallel runs do not interleave.
+ * new or empty. A regular file is locked so that parallel runs do not
+ * interleave, and a row is written whole or not at all.
  */
 int csv_append(const char *path, const struct row *r, unsigned int repeat)
 {
-	FILE *out = csv_out ? csv_out : stdout;
-	FILE *f = strcmp(path, "-") ? fopen(path, "a+") : out;
-	int ret = LP_OK;
+	struct stat st;
+	int fd, ret;
 
-	if (!f)
+	if (!strcmp(path, "-"))
+		return csv_append_stream(path, csv_out_fd >= 0 ? csv_out_fd :
+					 STDOUT_FILENO, r, repeat);
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		return csv_append_file(path, r, repeat);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
 		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			      path, strerror(errno));
-	if (f != out) {
-		flock(fileno(f), LOCK_EX);
-		fseek(f, 0, SEEK_END);
-	}
-	if (f != out && ftell(f) > 0) {
-		/* what another writer may have left since csv_check() */
-		ret = csv_verify(f, path);
-		if (ret != LP_OK) {
-			fclose(f);
-			return ret;
-		}
-		fseek(f, 0, SEEK_END);
-	}
-	if (f == out ? !csv_out_header : ftell(f) == 0)
-		fputs(csv_header, f);
-	if (f == out)
-		csv_out_header = true;
-	put_row(f, r, repeat);
-	if (fflush(f))
-		ret = lp_err(LP_EUSAGE, "--csv %s: %s", path, strerror(errno));
-	if (f != out)
-		fclose(f);
+	ret = csv_append_stream(path, fd, r, repeat);
+	close(fd);
 	return ret;
 }
 

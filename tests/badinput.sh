@@ -61,6 +61,48 @@ dir-full)
 	on_exit "umount $T/small"
 	expect 77 "--dir $T/small has [0-9]+ kB free, the buffer needs 4096 kB: give a larger file system or a smaller --size" \
 		--mem tmpfs-shared --dir "$T/small" --size 4M ;;
+dir-target-full|dir-sigbus|dir-efault|target-full|csv-full-file)
+	# a file system that is (or becomes) full: exit 77 naming the cause
+	# and no verdict row, or for the CSV an error and the file unchanged
+	is_root || skip "needs root to mount a small tmpfs"
+	mkdir "$T/small"
+	mount -t tmpfs -o size=6m tmpfs "$T/small" || skip "cannot mount tmpfs here"
+	on_exit "umount $T/small"
+	full="SIGBUS at page 0 of 1024: the file system of $T/small is full \\(0 kB free, the buffer needs 4096 kB\\): free space there or give another --dir"
+	case $case in
+	dir-target-full)
+		# the buffer fits, its I/O target beside it does not (it was a
+		# write error naming the wrong errno)
+		expect 77 "$T/small has 2048 kB free, the I/O target needs 4096 kB: free space there, or give --target or --no-io" \
+			--mem tmpfs-shared --dir "$T/small" --size 4M --csv "$T/r.csv" ;;
+	dir-sigbus)
+		# another writer takes the space after the check (it was exit 135)
+		( expect 77 "tmpfs-shared: $full" --mem tmpfs-shared --dir "$T/small" --size 4M \
+			--prefault write --no-io --inject fill --csv "$T/r.csv" ) || exit 1
+		[ ! -e "$T/r.csv" ] || fail "a CSV row for a run that could not run"
+		pass "$case: SIGBUS while prefaulting is exit 77 with the reason, no row" ;;
+	dir-efault)
+		# nothing prefaulted: GUP's fault fails, -EFAULT is the file
+		# system's answer, not the kernel's verdict (it was a fail row)
+		expect 77 "tmpfs-shared: $full" --mem tmpfs-shared --dir "$T/small" --size 4M \
+			--prefault none --no-io --inject fill ;;
+	target-full)
+		TMPDIR=$T/small expect 77 "the I/O target in $T/small: write at [0-9]+ MiB: No space left on device: free space there, or give --target or --no-io" \
+			--mem anon --size 4M --inject fill ;;
+	csv-full-file)
+		# a row that does not fit is not written at all
+		f=$T/small/r.csv
+		"$LONGPIN" --mem anon --size 64K --no-io --quiet --prefault all --csv "$f" 2>/dev/null || fail "first rows"
+		head -c $((4096 - $(stat -c %s "$f") - 10)) /dev/zero | tr '\0' x >>"$f"; echo >>"$f"
+		dd if=/dev/zero of="$T/small/fill" bs=1M status=none 2>/dev/null || true
+		sum=$(md5sum <"$f")
+		( expect 2 "--csv $f: write: No space left on device: the row was not written \\(the file is as it was\\)" \
+			--mem anon --size 64K --no-io --csv "$f" ) || exit 1
+		[ "$(md5sum <"$f")" = "$sum" ] || fail "$f was changed: $(tail -c 200 "$f")"
+		pass "$case: a full disk leaves no cut-off row" ;;
+	esac ;;
+target-chardev)	expect 2 "--target /dev/full: not a regular file or a block device: give one" --mem anon --size 64K --target /dev/full ;;
+csv-full)	expect 2 "--csv /dev/full: write: No space left on device" --mem anon --size 64K --no-io --csv /dev/full ;;
 size-hugetlb)	expect 2 "not a multiple of hugetlb's huge page size 2048K: use 2M" --mem hugetlb --size 4K ;;
 size-thp)	expect 2 "not a multiple of anon-thp's huge page size 2048K: use 4M" --mem anon-thp --size 3M ;;
 no-dir)		expect 2 "file-shared needs --dir DIR" --mem file-shared ;;
