@@ -40,6 +40,7 @@ struct lt {
 	bool ring_up, registered;
 	bool unchecked;			/* no expected answer known */
 	bool defect;			/* the expected answer is a kernel defect */
+	bool header_done;		/* the table's header is printed */
 	struct mem m;
 	bool mem_up;
 	int tfd;			/* target file, or -1 */
@@ -833,16 +834,10 @@ static const struct lt_case cases[] = {
 	{ .name = "limits", .own_mem = true, .no_target = true },
 };
 
-static void res_str(char *buf, size_t n, int v)
-{
-	snprintf(buf, n, v ? "-%s" : "0", errno_name(v));
-}
-
 /* Judge, print and write one row; returns its exit status. */
 static int emit(struct lt *t, const char *op, int result)
 {
 	struct row *r = &t->r;
-	char res[24], exp[24] = "-";
 	int ret;
 
 	r->result = result;
@@ -862,16 +857,11 @@ static int emit(struct lt *t, const char *op, int result)
 	snprintf(r->io.check, sizeof(r->io.check), "%s", t->check);
 	r->note = t->note;
 	ret = !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;
-	if (!t->o->quiet) {
-		res_str(res, sizeof(res), r->result);
-		if (r->have_expected)
-			res_str(exp, sizeof(exp), r->expected);
-		printf("%-22s %-10s %-5s %11zu %-12s %-12s %-5s VmPin %ld/%ld/%ld kB%s%s\n",
-		       op, r->mem, prefault_name(r->pf), r->size, res, exp,
-		       r->verdict, r->vmpin[0], r->vmpin[1], r->vmpin[2],
-		       *t->note ? "  " : "", t->note);
-	}
 	r->op = op;
+	if (!t->o->quiet) {
+		table_print_lifetime(r, !t->header_done);
+		t->header_done = true;
+	}
 	if (t->o->csv && csv_append(t->o->csv, r, t->o->repeat) != LP_OK)
 		ret = LP_EUSAGE;
 	return ret;

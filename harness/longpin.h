@@ -232,7 +232,8 @@ struct row {
 int csv_append(const char *path, const struct row *r, unsigned int repeat);
 int csv_verify(FILE *f, const char *path);
 int csv_to_stdout(void);
-void table_print(const struct row *r, bool header);
+void table_print(const struct row *r, bool header, const struct opts *o);
+void table_print_lifetime(const struct row *r, bool header);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define KiB 1024UL

@@ -325,7 +325,7 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 		probe_note(&r.cyc, note, sizeof(note));
 	r.note = note;
 	if (!o->quiet)
-		table_print(&r, header);
+		table_print(&r, header, o);
 	if (o->csv && csv_append(o->csv, &r, o->repeat) != LP_OK)
 		ret = LP_EUSAGE;
 out_mem:

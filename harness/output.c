@@ -324,29 +324,91 @@ static void result_str(char *buf, size_t n, int v)
 		snprintf(buf, n, "-%s", errno_name(v));
 }
 
-void table_print(const struct row *r, bool header)
+/* Widths of the table's columns: the longest memory type is 24. */
+#define T_MEM	"%-24s"
+
+static void note_line(const struct row *r)
+{
+	if (r->note && *r->note)
+		printf("  note: %s\n", r->note);
+}
+
+/* "1234 [1200-1300]": a median and its range. */
+static void fmt_range3(char *buf, size_t n, double med, double lo, double hi)
+{
+	snprintf(buf, n, "%.0f [%.0f-%.0f]", med, lo, hi);
+}
+
+/*
+ * One row of the terminal table; @header first prints the column names.
+ * The columns follow what was run: --cycles adds the cycles' ns/page,
+ * --mmap-probe the prober's longest call, p99.9 and count.
+ */
+void table_print(const struct row *r, bool header, const struct opts *o)
 {
 	char size[24], res[24], exp[24] = "-", fixed[24] = "-", plain[24] = "-",
-	     ratio[24] = "-";
+	     ratio[24] = "-", thp[24] = "-", cyc[48] = "-", probe[64] = "-";
 
-	if (header)
-		printf("%-14s %-8s %6s %-13s %-13s %-9s %9s %9s %7s %-8s %9s %9s %6s\n",
+	if (header) {
+		printf(T_MEM " %-8s %5s %-12s %-12s %-7s %9s %11s %7s %6s %-8s %11s %11s %11s",
 		       "memtype", "prefault", "size", "result", "expected",
-		       "verdict", "reg ns/pg", "unreg", "leak kB", "data",
-		       "fixed MB/s", "plain MB/s", "ratio");
+		       "verdict", "reg ns/pg", "unreg ns/pg", "leak kB",
+		       "thp kB", "data", "fixed MiB/s", "plain MiB/s",
+		       "fixed/plain");
+		if (o->cycles)
+			printf("  %-24s", "cycles ns/pg med [min-max]");
+		if (o->mmap_probe)
+			printf("  %s", "probe us max / p99.9 / calls");
+		putchar('\n');
+	}
 	fmt_size(size, sizeof(size), r->size);
 	result_str(res, sizeof(res), r->result);
 	if (r->have_expected)
 		result_str(exp, sizeof(exp), r->expected);
+	if (r->thp_kb >= 0)
+		snprintf(thp, sizeof(thp), "%ld", r->thp_kb);
 	if (r->io.done) {
 		snprintf(fixed, sizeof(fixed), "%.1f", r->io.fixed_mibs.med);
 		snprintf(plain, sizeof(plain), "%.1f", r->io.plain_mibs.med);
 		snprintf(ratio, sizeof(ratio), "%.2f", r->io.ratio.med);
 	}
-	printf("%-14s %-8s %6s %-13s %-13s %-9s %9.0f %9.0f %7ld %-8s %9s %9s %6s\n",
+	if (r->cyc.n)
+		fmt_range3(cyc, sizeof(cyc), r->cyc.reg_med, r->cyc.reg_min,
+			   r->cyc.reg_max);
+	if (r->cyc.probed)
+		snprintf(probe, sizeof(probe), "%.0f / %.0f / %llu",
+			 r->cyc.probe_max_us, r->cyc.probe_p999_us,
+			 (unsigned long long)r->cyc.probe_calls);
+	printf(T_MEM " %-8s %5s %-12s %-12s %-7s %9.0f %11.0f %7ld %6s %-8s %11s %11s %11s",
 	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict,
-	       r->reg_ns, r->unreg_ns, r->vmpin[2] - r->vmpin[0],
+	       r->reg_ns, r->unreg_ns, r->vmpin[2] - r->vmpin[0], thp,
 	       r->io.check[0] ? r->io.check : "-", fixed, plain, ratio);
-	if (r->note && *r->note)
-		printf("  note: %s\n", r->note);
+	if (o->cycles)
+		printf("  %-24s", cyc);
+	if (o->mmap_probe)
+		printf("  %s", probe);
+	putchar('\n');
+	note_line(r);
+}
+
+/* One row of a --lifetime case. */
+void table_print_lifetime(const struct row *r, bool header)
+{
+	char size[24], res[24], exp[24] = "-", vmpin[48];
+
+	if (header)
+		printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-7s %-26s %s\n",
+		       "case", "memtype", "prefault", "size", "result",
+		       "expected", "verdict", "VmPin kB before/reg/after",
+		       "data");
+	fmt_size(size, sizeof(size), r->size);
+	result_str(res, sizeof(res), r->result);
+	if (r->have_expected)
+		result_str(exp, sizeof(exp), r->expected);
+	snprintf(vmpin, sizeof(vmpin), "%ld / %ld / %ld", r->vmpin[0],
+		 r->vmpin[1], r->vmpin[2]);
+	printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-7s %-26s %s\n", r->op,
+	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict, vmpin,
+	       r->io.check[0] ? r->io.check : "-");
+	note_line(r);
 }

@@ -167,6 +167,27 @@ print-expected)
 	run_longpin --print-expected --mem mixed --expect linux-6.1
 	grep -qP '^linux-6.1\tmixed\twrite\t16777216\t-EINVAL\t0$' "$T/out" || fail "mixed line"
 	pass "--print-expected prints the contract's rows" ;;
+table)
+	# the table shows what was run for, in aligned columns and MiB/s
+	run_longpin --mem anon --size 4M --prefault none,write --cycles 5 --mmap-probe --no-io
+	[ "$rc" = 0 ] || fail "exit $rc"
+	h=$(grep '^memtype ' "$T/out")
+	for c in "thp kB" "cycles ns/pg med \[min-max\]" "probe us max / p99.9 / calls" "fixed MiB/s" "plain MiB/s"; do
+		echo "$h" | grep -q "$c" || fail "no column '$c'"
+	done
+	grep -q "MB/s" "$T/out" && fail "MB/s where the numbers are MiB/s"
+	grep -qE '^anon +write .* [0-9]+ \[[0-9]+-[0-9]+\] +[0-9]+ / [0-9]+ / [0-9]+$' "$T/out" || fail "no cycles or probe figures in the write row"
+	# a column starts where its name starts
+	at=$(echo "$h" | awk '{ print index($0, " verdict ") + 1 }')
+	for l in $(grep -n '^anon ' "$T/out" | cut -d: -f1); do
+		[ "$(sed -n "${l}p" "$T/out" | cut -c"$at"-"$((at + 3))")" = pass ] || fail "verdict not under its header in line $l"
+	done
+	run_longpin --mem anon --size 4M --no-io
+	grep -q cycles "$T/out" && fail "a cycles column without --cycles"
+	run_longpin --lifetime munmap --mem anon --size 4M --prefault write
+	grep -qE '^case +memtype +prefault +size +result +expected +verdict +VmPin kB before/reg/after +data$' "$T/out" || fail "no lifetime header"
+	grep -qE '^lifetime-munmap +anon +write +4M +0 +0 +pass +0 / 4096 / 0 +ok$' "$T/out" || fail "lifetime row: $(tail -1 "$T/out")"
+	pass "columns for --cycles and --mmap-probe, thp kB, MiB/s, aligned; lifetime header and 4M" ;;
 accel)
 	run_longpin --print-accel
 	[ "$rc" = 0 ] || fail "exit $rc"
