@@ -203,6 +203,7 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	struct iovec iov = { .iov_base = m->addr, .iov_len = m->len };
 	double pages = m->len / 4096.0, *reg;
 	struct probe_thread p;
+	struct progress pr;
 	uint64_t *win;
 	unsigned int i;
 	int ret;
@@ -216,7 +217,9 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	}
 	if (probe && (ret = probe_start(&p)))
 		goto out;
+	progress_begin(&pr, m->ops->name, "register/unregister cycles", n);
 	for (i = 0; i < n; i++) {
+		progress_step(&pr, i);
 		if (untouch)
 			madvise(m->addr, m->len, MADV_DONTNEED);
 		win[2 * i] = now_ns();
@@ -230,6 +233,7 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 			cr->failed_result = ret;
 		}
 	}
+	progress_end(&pr);
 	if (probe)
 		probe_finish(&p, win, n, cr);
 	cr->n = n;

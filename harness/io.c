@@ -330,21 +330,28 @@ static int throughput(struct io_uring *ring, struct mem *m, struct target *t,
 	unsigned int i, n = o->repeat;
 	double fx[n], pl[n], ra[n], fi[n], pi[n];
 	struct batch b = { .fd = t->fd, .base = m->addr, .bs = o->bs };
+	struct progress pr;
 
 	b.slots = m->len / o->bs < MAX_SLOTS ? m->len / o->bs : MAX_SLOTS;
 	if (!b.slots || t->size < (off_t)o->bs)
 		return 0;
 	b.qd = o->qd < b.slots ? o->qd : b.slots;
 	b.span = t->size - t->size % o->bs;
+	progress_begin(&pr, m->ops->name, "fixed and plain reads", 2 * n);
 	for (i = 0; i < n; i++) {
 		b.op = IORING_OP_READ_FIXED;
 		fx[i] = timed_pass(ring, &b, o, &fi[i]);
+		progress_step(&pr, 2 * i + 1);
 		b.op = IORING_OP_READ;
 		pl[i] = timed_pass(ring, &b, o, &pi[i]);
-		if (fx[i] < 0 || pl[i] < 0)
+		progress_step(&pr, 2 * i + 2);
+		if (fx[i] < 0 || pl[i] < 0) {
+			progress_end(&pr);
 			return fx[i] < 0 ? fx[i] : pl[i];
+		}
 		ra[i] = pl[i] > 0 ? fx[i] / pl[i] : 0;
 	}
+	progress_end(&pr);
 	r->qd = b.qd;
 	r->ios = b.done;
 	r->fixed_mibs = stat3_of(fx, n);

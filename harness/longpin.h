@@ -117,6 +117,18 @@ void fmt_size(char *buf, size_t n, size_t bytes);
 const char *errno_name(int err);
 int errno_from_name(const char *name);
 uint64_t now_ns(void);
+
+/* util.c: progress of a long phase on a terminal's stderr */
+struct progress {
+	const char *what, *phase;
+	unsigned long total;
+	uint64_t t0, last;
+	bool on, shown;
+};
+void progress_begin(struct progress *p, const char *what, const char *phase,
+		    unsigned long total);
+void progress_step(struct progress *p, unsigned long done);
+void progress_end(struct progress *p);
 const char *prefault_name(enum prefault pf);
 int prefault_parse(const char *s, unsigned int *mask);
 size_t hugepage_size(void);

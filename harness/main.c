@@ -435,6 +435,8 @@ int main(int argc, char **argv)
 	int ret, worst = LP_OK, pf;
 	bool header = true;
 
+	/* rows reach a pipe (tee, a log) as they are made, not at exit */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	ret = opts_parse(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? LP_OK : ret;

@@ -167,6 +167,28 @@ print-expected)
 	run_longpin --print-expected --mem mixed --expect linux-6.1
 	grep -qP '^linux-6.1\tmixed\twrite\t16777216\t-EINVAL\t0$' "$T/out" || fail "mixed line"
 	pass "--print-expected prints the contract's rows" ;;
+pipe-lines)
+	# piped, each row arrives when it is made: an interrupted run keeps
+	# the rows it printed (on_signal's _exit flushes nothing)
+	# each row takes 2 x 2 timed passes of 1 s: the first comes at ~4 s,
+	# the run would end at ~12 s
+	"$LONGPIN" --mem anon --size 64K --prefault all --runtime 1 --repeat 2 2>/dev/null |
+		cat >"$T/o" &
+	for i in $(seq 80); do grep -q '^anon ' "$T/o" && break; sleep 0.1; done
+	pkill -INT -f -- "--prefault all --runtime 1 --repeat 2" || true
+	wait
+	grep -q '^anon  *none ' "$T/o" || fail "no row reached the pipe within 8 s: $(cat "$T/o")"
+	pass "the first row reached the pipe before the run ended" ;;
+tty-progress)
+	# a terminal gets progress on stderr past 2 s; a file or pipe gets none
+	command -v script >/dev/null || skip "no script(1) to give longpin a terminal"
+	# 4 timed passes of 1 s: progress from the third on
+	script -qec "$LONGPIN --mem anon --size 64K --prefault write --runtime 1 --repeat 2 --quiet" "$T/tty" >/dev/null </dev/null
+	grep -qE 'longpin: anon: fixed and plain reads \[[0-9]+%\] [0-9]/4, [0-9.]+ s, eta [0-9]+ s' "$T/tty" ||
+		fail "no progress line on the terminal: $(tr '\r' '\n' <"$T/tty" | tail -3)"
+	"$LONGPIN" --mem anon --size 64K --prefault write --runtime 1 --repeat 2 --quiet 2>"$T/err"
+	! grep -q eta "$T/err" || fail "progress written to a file"
+	pass "progress on a terminal, none on a file" ;;
 table)
 	# the table shows what was run for, in aligned columns and MiB/s
 	run_longpin --mem anon --size 4M --prefault none,write --cycles 5 --mmap-probe --no-io

@@ -42,7 +42,8 @@ foreach(case io-uring-disabled io-uring-disabled-lifetime)
 endforeach()
 
 foreach(case corrupt leak csv cli unchecked expect over-1g sigint cycles
-    probe-cpus target-size csv-stdout print-expected accel table)
+    probe-cpus target-size csv-stdout print-expected accel pipe-lines tty-progress
+    table)
   lp_test(selftest/${case} ${LP_TESTS}/selftest.sh ${case})
 endforeach()
 
