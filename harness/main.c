@@ -68,8 +68,10 @@ static size_t ring_charge_kb(const struct opts *o)
 /* Without CAP_IPC_LOCK the ring's pins are charged to RLIMIT_MEMLOCK. */
 static int memlock_check(const struct opts *o)
 {
-	size_t need_kb = o->size / KiB * (o->inject ? 2 : 1), ring_kb;
+	bool leak = o->inject && !strcmp(o->inject, "leak");
+	size_t need_kb = o->size / KiB * (leak ? 2 : 1), ring_kb, fit_kb, other_kb;
 	struct rlimit rl;
+	char fit[48];
 	long pinned;
 
 	if (have_cap_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
@@ -80,10 +82,24 @@ static int memlock_check(const struct opts *o)
 	need_kb += ring_kb + (pinned > 0 ? pinned : 0);
 	if (rl.rlim_cur / KiB >= need_kb)
 		return LP_OK;
+	/* the largest --size that fits, for those who cannot raise it */
+	other_kb = need_kb - o->size / KiB * (leak ? 2 : 1);
+	fit_kb = rl.rlim_cur / KiB > other_kb ?
+		 (rl.rlim_cur / KiB - other_kb) / (leak ? 2 : 1) : 0;
+	if (fit_kb >= 1024)
+		snprintf(fit, sizeof(fit), "--size %zuM or less", fit_kb / 1024);
+	else
+		snprintf(fit, sizeof(fit), "--size %zuK or less", fit_kb / 4 * 4);
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max / KiB < need_kb)
+		return lp_err(LP_EUSAGE,
+			      "RLIMIT_MEMLOCK is %llu kB (hard limit %llu kB), registering %zu kB needs at least %zu kB (the buffer and %zu kB for the ring): give %s, or have root raise memlock in /etc/security/limits.conf",
+			      (unsigned long long)rl.rlim_cur / KiB,
+			      (unsigned long long)rl.rlim_max / KiB, o->size / KiB,
+			      need_kb, ring_kb, fit);
 	return lp_err(LP_EUSAGE,
-		      "RLIMIT_MEMLOCK is %llu kB, registering %zu kB needs at least %zu kB (the buffer and %zu kB for the ring): run `ulimit -l %zu` (or unlimited) first, or raise memlock in /etc/security/limits.conf",
+		      "RLIMIT_MEMLOCK is %llu kB, registering %zu kB needs at least %zu kB (the buffer and %zu kB for the ring): run `ulimit -l %zu` (or unlimited) first, or give %s",
 		      (unsigned long long)rl.rlim_cur / KiB, o->size / KiB,
-		      need_kb, ring_kb, need_kb);
+		      need_kb, ring_kb, need_kb, fit);
 }
 
 /*

@@ -150,9 +150,23 @@ memlock)
 	is_root || skip "needs root to run as another user with a small RLIMIT_MEMLOCK"
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) missing"
 	chmod 0777 "$T"
-	PREFIX=(prlimit --memlock=65536 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
-	expect 2 "RLIMIT_MEMLOCK is 64 kB, registering 65536 kB needs at least (655[0-9][0-9]) kB.*: run \`ulimit -l \\1\`" \
+	# the soft limit only: the hard one stays what it is here (unlimited:
+	# ulimit -l can raise the soft one; else the message names a --size)
+	PREFIX=(prlimit --memlock=65536: setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	expect 2 "RLIMIT_MEMLOCK is 64 kB.*, registering 65536 kB needs at least (655[0-9][0-9]) kB.*: (run \`ulimit -l \\1\` \\(or unlimited\\) first, or )?give --size [0-9]+K or less" \
 		--mem anon --size 64M ;;
+memlock-hard)
+	# Debian's default for a user: 8 MiB, soft and hard; ulimit -l cannot
+	# raise it, so the message names the --size that fits
+	is_root || skip "needs root to run as another user with a small RLIMIT_MEMLOCK"
+	command -v setpriv >/dev/null || skip "setpriv (util-linux) missing"
+	chmod 0777 "$T"
+	PREFIX=(prlimit --memlock=8388608:8388608 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	( expect 2 "RLIMIT_MEMLOCK is 8192 kB \\(hard limit 8192 kB\\), registering 16384 kB needs at least [0-9]+ kB \\(the buffer and [0-9]+ kB for the ring\\): give --size 7M or less, or have root raise memlock in /etc/security/limits.conf" \
+		--mem anon ) || exit 1
+	run_longpin --mem anon --size 7M --no-io
+	[ "$rc" = 0 ] || fail "--size 7M, as the message says, exit $rc"
+	pass "$case: the default size under Debian's 8 MiB limit names the size that fits, and it does" ;;
 memlock-ring)
 	# a limit of exactly the buffer: the kernel may also charge the ring
 	# (6.18 does); the check counts that, so the answer is a pass or a
@@ -166,7 +180,7 @@ memlock-ring)
 	grep -q ENOMEM "$T/out" && fail "the kernel answered -ENOMEM: the up-front check missed a charge"
 	case $rc in
 	0) pass "this kernel charges only the buffer: 4 MiB fits a 4 MiB limit" ;;
-	2) grep -Eq "^longpin: RLIMIT_MEMLOCK is 4096 kB, registering 4096 kB needs at least 4[01][0-9][0-9] kB \(the buffer and [0-9]+ kB for the ring\)" "$T/out" ||
+	2) grep -Eq "^longpin: RLIMIT_MEMLOCK is 4096 kB( \(hard limit 4096 kB\))?, registering 4096 kB needs at least 4[01][0-9][0-9] kB \(the buffer and [0-9]+ kB for the ring\)" "$T/out" ||
 		fail "exit 2 without the message naming the ring's charge"
 	   no_leftovers "$T"
 	   pass "refused up front, naming the ring's charge" ;;

@@ -30,7 +30,7 @@ foreach(case unknown-mem no-mem size-zero size-unaligned size-garbage
     size-overflow size-max size-below-bs mem-twice lifetime-io lifetime-cycles target-exists csv-other-header csv-no-newline csv-no-empty
     size-hugetlb size-thp no-dir dir-missing dir-full dir-tmpfs fsdax-not-dax no-dev
     dev-missing dev-not-dax dev-size dev-align prefault bs option expect-name
-    csv-unwritable concurrent memlock memlock-ring no-hugepages dir-target-full
+    csv-unwritable concurrent memlock memlock-hard memlock-ring no-hugepages dir-target-full
     dir-sigbus dir-efault target-full csv-full-file target-chardev csv-full)
   lp_test(badinput/${case} ${LP_TESTS}/badinput.sh ${case})
 endforeach()
