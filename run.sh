@@ -67,7 +67,7 @@ run_host() {
 run_vm() {
 	local k=$1 res=$work/$k rc=0
 	local adds=(--add "$repo/harness:/opt/longpin" --add "$repo/build/lp-runas:/usr/bin/lp-runas")
-	[ $nofio = 0 ] && [ -f fio-jobs/run-fio.sh ] && adds+=(--add "$repo/fio-jobs:/opt/fio-jobs")
+	[ $nofio = 0 ] && [ -f fio-jobs/run-fio.sh ] && adds+=(--add "$repo/fio-jobs:/opt/fio-jobs" --fio)
 	# 10,000 lifetime cycles on every kernel, the debug one too: the 17
 	# types cycle at once (guest-lifetime.sh), ~7 min under KASAN + TCG
 	# (the ctest run, bound by CI's time, gives the debug kernel 1,000)

@@ -33,7 +33,7 @@ LONGPIN=${LONGPIN:-longpin}
 [ $# -gt 0 ] || set -- nullb nullb-write pmem dax-ext4 dax-xfs ext4 xfs
 
 die() { echo "run-fio.sh: $*" >&2; exit 2; }
-command -v fio >/dev/null || die "no fio in PATH"
+command -v fio >/dev/null || die "no fio in PATH (in a longpin-vm guest: run --fio)"
 command -v "$LONGPIN" >/dev/null || die "no longpin (set LONGPIN=)"
 
 # to_bytes 4k -> 4096 (fio's default kb_base is 1024)

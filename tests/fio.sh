@@ -256,7 +256,7 @@ vm-stock)
 	"$VM" kernels 2>/dev/null | grep -qE '^stock +built' || skip "stock kernel not built (vm/longpin-vm build --kernel stock)"
 	# null_blk (every memory type) and the pmem block device: ~45 s of fio
 	rc=0
-	"$VM" run --kernel stock --timeout 400 --out "$T/res" --add "$J:/fio-jobs" -- \
+	"$VM" run --kernel stock --timeout 400 --out "$T/res" --add "$J:/fio-jobs" --fio -- \
 		/fio-jobs/run-fio.sh nullb pmem >"$T/vm.log" 2>&1 || rc=$?
 	grep -E '^(not )?ok |^# ' "$T/vm.log"
 	[ -f "$T/res/fio/meta.tsv" ] || { tail -20 "$T/vm.log"; fail "no results from the guest (exit $rc)"; }
