@@ -70,7 +70,7 @@ lp_vm_test(vm/patched/gup-test ${LP_TESTS}/vm.sh gup-test patched)
 lp_vm_test(vm/stock/nofault ${LP_TESTS}/vm.sh nofault stock)
 lp_vm_test(vm/stock/devdax-bad ${LP_TESTS}/vm.sh devdax-bad stock)
 foreach(t exit-status timeout signal warn-scan usage patch-fail cache boot-retry
-    fio-layer)
+    nvdimm-prepared fio-layer)
   lp_vm_test(vm/tool/${t} ${LP_VM}/${t}.sh)
 endforeach()
 # cache.sh and patch-fail.sh rebuild kernels: not beside the other builds
