@@ -193,10 +193,10 @@ const char *fs_name(long magic)
  * What runs this CPU, from CPUID: "none" without the hypervisor bit (bare
  * metal), "tcg" for QEMU's emulator, "kvm", "hyperv", "xen", "vmware",
  * "bhyve", or "vm" for another hypervisor; "unknown" off x86. Only under
- * "tcg" are instructions emulated. MiB/s measured under
- * "tcg" are emulated, not hardware figures.
+ * "tcg" are instructions emulated: MiB/s measured there are not hardware
+ * figures. Asked once (CPUID traps to the hypervisor), not per CSV row.
  */
-const char *cpu_accel(void)
+static const char *cpu_accel_probe(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	static const struct { const char sig[13]; const char *name; } sigs[] = {
@@ -223,10 +223,19 @@ const char *cpu_accel(void)
 #endif
 }
 
+const char *cpu_accel(void)
+{
+	static const char *accel;
+
+	if (!accel)
+		accel = cpu_accel_probe();
+	return accel;
+}
+
 /*
  * Progress of a long phase on stderr, fio-like, only when stderr is a
- * terminal and the phase has run for 2 s: "longpin: anon write: cycles
- * [45%] 4500/10000, 3.1 s, eta 4 s". Redrawn at most every 0.25 s and
+ * terminal and the phase has run for 2 s: "longpin: anon: register/unregister
+ * cycles [45%] 4500/10000, 3.1 s, eta 4 s". Redrawn at most every 0.25 s and
  * erased at the end, so that the table and logs stay clean.
  */
 void progress_begin(struct progress *p, const char *what, const char *phase,
