@@ -423,7 +423,6 @@ static void row_result(char *buf, size_t n, const struct file *f, size_t r)
 }
 
 /* Add @s to the '/'-separated set @buf unless it is there. */
-/* Add @s to the "/"-separated set @buf. */
 void set_add(char *buf, size_t n, const char *s)
 {
 	char tmp[128], *p, *save;

@@ -157,19 +157,19 @@ static int target_fill(struct target *t)
 	memset(buf, 0x5a, chunk);
 	for (off = 0; off < t->size; off += chunk) {
 		ssize_t n = pwrite(t->fd, buf, chunk, off);
+		const char *err;
 
 		if (n == (ssize_t)chunk)
 			continue;
 		/* a short write is a full file system that said so late */
+		err = strerror(n < 0 ? errno : ENOSPC);
 		if (t->own)
 			ret = lp_err(LP_SKIP, "the I/O target in %.*s: write at %lld MiB: %s: free space there, or give --target or --no-io",
 				     (int)(strrchr(t->path, '/') - t->path), t->path,
-				     (long long)(off / MiB),
-				     strerror(n < 0 ? errno : ENOSPC));
+				     (long long)(off / MiB), err);
 		else
 			ret = lp_err(LP_EUSAGE, "--target %s: write at %lld MiB: %s: free space there, or give another --target",
-				     t->path, (long long)(off / MiB),
-				     strerror(n < 0 ? errno : ENOSPC));
+				     t->path, (long long)(off / MiB), err);
 		break;
 	}
 	free(buf);
@@ -185,14 +185,14 @@ static int target_open(struct target *t, const struct mem *m,
 	memset(t, 0, sizeof(*t));
 	t->fd = t->fill_fd = -1;
 	t->size = target_span(m);
-	if (o->target && !stat(o->target, &st) && S_ISBLK(st.st_mode)) {
+	if (o->target && !stat(o->target, &st) && !S_ISREG(st.st_mode)) {
+		if (!S_ISBLK(st.st_mode))
+			return lp_err(LP_EUSAGE,
+				      "--target %s: not a regular file or a block device: give one",
+				      o->target);
 		snprintf(t->path, sizeof(t->path), "%s", o->target);
 		return target_open_blk(t, o->target);
 	}
-	if (o->target && !stat(o->target, &st) && !S_ISREG(st.st_mode))
-		return lp_err(LP_EUSAGE,
-			      "--target %s: not a regular file or a block device: give one",
-			      o->target);
 	if (o->target) {
 		snprintf(t->path, sizeof(t->path), "%s", o->target);
 		t->fd = open(o->target, O_RDWR | O_CREAT | O_CLOEXEC, 0600);

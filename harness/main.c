@@ -68,8 +68,9 @@ static size_t ring_charge_kb(const struct opts *o)
 /* Without CAP_IPC_LOCK the ring's pins are charged to RLIMIT_MEMLOCK. */
 static int memlock_check(const struct opts *o)
 {
-	bool leak = o->inject && !strcmp(o->inject, "leak");
-	size_t need_kb = o->size / KiB * (leak ? 2 : 1), ring_kb, fit_kb, other_kb;
+	/* --inject leak holds a second pin of the buffer */
+	size_t copies = o->inject && !strcmp(o->inject, "leak") ? 2 : 1;
+	size_t need_kb, ring_kb, fit_kb, other_kb;
 	struct rlimit rl;
 	char fit[48];
 	long pinned;
@@ -79,13 +80,13 @@ static int memlock_check(const struct opts *o)
 		return LP_OK;
 	pinned = vmpin_kb();
 	ring_kb = ring_charge_kb(o);
-	need_kb += ring_kb + (pinned > 0 ? pinned : 0);
+	other_kb = ring_kb + (pinned > 0 ? pinned : 0);
+	need_kb = o->size / KiB * copies + other_kb;
 	if (rl.rlim_cur / KiB >= need_kb)
 		return LP_OK;
 	/* the largest --size that fits, for those who cannot raise it */
-	other_kb = need_kb - o->size / KiB * (leak ? 2 : 1);
 	fit_kb = rl.rlim_cur / KiB > other_kb ?
-		 (rl.rlim_cur / KiB - other_kb) / (leak ? 2 : 1) : 0;
+		 (rl.rlim_cur / KiB - other_kb) / copies : 0;
 	if (fit_kb >= 1024)
 		snprintf(fit, sizeof(fit), "--size %zuM or less", fit_kb / 1024);
 	else
@@ -359,10 +360,9 @@ out_ring:
 static int csv_check(const char *path)
 {
 	char dir[PATH_MAX], *slash;
+	struct stat st;
 	FILE *f;
 	int ret;
-
-	struct stat st;
 
 	if (!path || !strcmp(path, "-"))
 		return LP_OK;

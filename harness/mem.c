@@ -266,12 +266,13 @@ int mem_fill_dir(const char *dir)
 /* The SIGBUS at byte @at of @m's buffer, explained. */
 int mem_sigbus_err(const struct mem *m, size_t at)
 {
-	long long avail = m->fd >= 0 ? dir_free(m->target_dir) : -1;
+	long long avail;
 
 	if (m->ops->flags & MEM_HUGETLB)
 		return lp_err(LP_SKIP,
 			      "%s: SIGBUS at page %zu of %zu: no free huge page left: reserve more (vm.nr_hugepages) or give a smaller --size",
 			      m->ops->name, at / 4096, m->len / 4096);
+	avail = m->fd >= 0 ? dir_free(m->target_dir) : -1;
 	if (avail >= 0)
 		return lp_err(LP_SKIP,
 			      "%s: SIGBUS at page %zu of %zu: the file system of %s is full (%lld kB free, the buffer needs %zu kB): free space there or give another --dir",
@@ -288,7 +289,7 @@ int mem_sigbus_err(const struct mem *m, size_t at)
 int mem_tmpfile(struct mem *m, const char *dir, size_t len)
 {
 	char path[PATH_MAX];
-	struct statvfs vfs;
+	long long avail = dir_free(dir);
 	struct stat st;
 	int fd;
 
@@ -301,12 +302,10 @@ int mem_tmpfile(struct mem *m, const char *dir, size_t len)
 			      "--dir %s: not a directory: give a directory",
 			      dir);
 	/* a file the pages cannot back would SIGBUS at the first touch */
-	if (!statvfs(dir, &vfs) &&
-	    (unsigned long long)vfs.f_bavail * vfs.f_frsize < len)
+	if (avail >= 0 && avail < (long long)len)
 		return lp_err(LP_SKIP,
-			      "--dir %s has %llu kB free, the buffer needs %zu kB: give a larger file system or a smaller --size",
-			      dir, (unsigned long long)vfs.f_bavail * vfs.f_frsize / KiB,
-			      len / KiB);
+			      "--dir %s has %lld kB free, the buffer needs %zu kB: give a larger file system or a smaller --size",
+			      dir, avail / (long long)KiB, len / KiB);
 	snprintf(path, sizeof(path), "%s/longpin.XXXXXX", dir);
 	fd = mkstemp(path);
 	if (fd < 0)
