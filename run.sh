@@ -30,11 +30,10 @@ while [ $# -gt 0 ]; do
 	esac
 done
 IFS=, read -ra list <<<"$kernels"
+names=$(vm/longpin-vm kernels --names)	# the one list of kernel names
 for k in "${list[@]}"; do
-	case $k in
-	stock|patched|patched-unchunked|debian-6.1|debian-6.12|host|patched-debug) ;;
-	*) echo "run.sh: unknown kernel '$k': give stock, patched, patched-unchunked, debian-6.1, debian-6.12, host or patched-debug" >&2; exit 2 ;;
-	esac
+	[ "$k" = host ] || grep -qxF -- "$k" <<<"$names" ||
+		{ echo "run.sh: unknown kernel '$k': give host or one of: $(echo $names | tr ' ' ,)" >&2; exit 2; }
 done
 
 start=$(date +%s)

@@ -12,12 +12,12 @@ need_qemu() {
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (apt-get install -y qemu-system-x86)"
 }
 need_kernel() { # name
+	"$LPVM" kernels --names | grep -qxF -- "$1" || fail "unknown kernel '$1'"
 	case $1 in
-	stock | patched)
+	stock | patched*)
 		[[ -f /usr/src/linux-source-6.1.tar.xz ]] || skip "no /usr/src/linux-source-6.1.tar.xz (apt-get install -y linux-source-6.1)" ;;
 	debian-*)
 		command -v apt-get >/dev/null || skip "no apt-get to fetch $1" ;;
-	*) fail "unknown kernel '$1'" ;;
 	esac
 }
 # temp files of the tests live under the cache, removed on exit

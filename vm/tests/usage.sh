@@ -19,4 +19,11 @@ check "unexpected 'true'" run --kernel stock true
 check "--kernel is missing" run -- true
 check "--timeout 'x'" run --kernel stock --timeout x -- true
 check "does not exist" run --kernel stock --add /nonexistent/x:/x -- true
+check "kernels: unknown option '--x'" kernels --x
+# the one list of kernel names that run.sh and the tests ask for
+names=$("$LPVM" kernels --names | paste -sd,)
+[[ $names == stock,patched,patched-debug,patched-unchunked,debian-6.1,debian-6.12 ]] ||
+	fail "kernels --names printed '$names'"
+out=$(cd "$VMDIR/.." && ./run.sh --kernels nope 2>&1); rc=$?
+((rc == 2)) && [[ $out == *"one of: $names"* ]] || fail "run.sh --kernels nope: exit $rc, '$out'"
 pass "bad input rejected with exit status 2"
