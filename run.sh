@@ -83,7 +83,8 @@ run_vm() {
 	[ -f "$res/bench.csv" ] && cp "$res/bench.csv" "$out/bench/$k.csv"
 	[ -f "$res/lifetime.csv" ] && cp "$res/lifetime.csv" "$out/lifetime-$k.csv"
 	if [ -d "$res/fio" ]; then
-		cp -r "$res/fio" "$out/raw/fio-$k"
+		# fio's own JSON, compressed (~30x): kept to re-import, not to read
+		tar -C "$res" --transform "s|^fio|fio-$k|" -cJf "$out/raw/fio-$k.tar.xz" fio
 		bash fio-jobs/fio2csv.sh "$res/fio" "$out/$k.csv" || rc=1
 	fi
 	[ -f "$out/$k.csv" ] || [ $benchonly = 1 ] || { echo "run.sh: kernel $k produced no results (exit $rc)" >&2; return 1; }
