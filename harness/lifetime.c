@@ -424,7 +424,7 @@ static void page_out(struct lt *t, const char *when)
 {
 	int fd;
 
-	if (t->m.dax == 1 || (t->ops->flags & MEM_NEEDS_DEV)) {
+	if (t->m.dax == 1 || t->ops->place == PLACE_DEVDAX) {
 		note(t, "DAX: not reclaimable, no page-out %s", when);
 		return;
 	}

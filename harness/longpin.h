@@ -25,10 +25,21 @@ enum {
 
 enum prefault { PF_NONE, PF_READ, PF_WRITE, PF_NR };
 
-/* What a backend needs from the command line. */
+/*
+ * Where a backend's memory comes from when it is not the kernel's alone:
+ * a directory (--dir) or a device (--dev), else the variable of the place
+ * (mem.c's places[], which scripts read with longpin --list-types).
+ */
+enum mem_place {
+	PLACE_NONE,		/* anonymous, SysV, memfd, hugetlb: nothing */
+	PLACE_PAGECACHE,	/* --dir on a page-cache file system */
+	PLACE_TMPFS,		/* --dir on tmpfs, default /dev/shm */
+	PLACE_DAX,		/* --dir on a file system mounted -o dax */
+	PLACE_DEVDAX,		/* --dev /dev/daxX.Y */
+};
+
+/* How a backend's buffer behaves. */
 enum {
-	MEM_NEEDS_DIR	= 1 << 0,	/* --dir is mandatory */
-	MEM_NEEDS_DEV	= 1 << 1,	/* --dev is mandatory */
 	MEM_HUGETLB	= 1 << 2,	/* size multiple of the hugetlb page */
 	MEM_THP		= 1 << 3,	/* size multiple of the PMD size */
 	MEM_RDONLY	= 1 << 4,	/* the CPU cannot write the buffer */
@@ -81,6 +92,9 @@ struct mem {
 struct mem_ops {
 	const char *name;
 	const char *help;
+	const char *map;	/* private, shared or mixed (two VMAs) */
+	const char *backing;	/* anon, shmem, hugetlb, page-cache, dax, ... */
+	enum mem_place place;
 	unsigned int flags;
 	int (*setup)(struct mem *m, const struct opts *o);
 	/* optional: defaults to mem_populate() */
@@ -93,6 +107,8 @@ int opts_parse(struct opts *o, int argc, char **argv);
 /* mem.c: the registry of backends and what they share */
 const struct mem_ops *mem_find(const char *name);
 void mem_list(void);
+void mem_list_types(void);
+void mem_place_from_env(const struct mem_ops *ops, struct opts *o);
 int mem_check_size(const struct mem_ops *ops, const struct opts *o);
 int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o);
 void mem_teardown(struct mem *m);

@@ -461,6 +461,7 @@ int main(int argc, char **argv)
 		return lp_err(LP_EUSAGE,
 			      "unknown memory type '%s': longpin --list shows the %s",
 			      o.mem, "known ones");
+	mem_place_from_env(ops, &o);
 	if (o.print_expected) {
 		o.quiet = true;
 		ret = resolve_contract(&o, &c);

@@ -51,6 +51,71 @@ void mem_list(void)
 		printf("%s\n", backends[i]->name);
 }
 
+/*
+ * The places a backend can need, each given once: the option, the
+ * variable read when the option is absent, and a default. Scripts
+ * (the guest's matrix, the tests) learn them from --list-types.
+ */
+struct mem_place_info {
+	const char *what;	/* for messages: "no <what>" */
+	const char *option;
+	const char *env;
+	const char *dflt;
+};
+
+static const struct mem_place_info places[] = {
+	[PLACE_NONE] = { "-", "-", "-", NULL },
+	[PLACE_PAGECACHE] = { "page-cache directory (ext4, xfs)", "--dir",
+			      "LONGPIN_FILE_DIR", NULL },
+	[PLACE_TMPFS] = { "tmpfs directory", "--dir", "LONGPIN_TMPFS_DIR",
+			  "/dev/shm" },
+	[PLACE_DAX] = { "DAX mount", "--dir", "LONGPIN_DAX_DIR", NULL },
+	[PLACE_DEVDAX] = { "device-dax", "--dev", "LONGPIN_DEVDAX", NULL },
+};
+
+/* The place @p from the environment, else its default; NULL if none. */
+static const char *place_env(enum mem_place p)
+{
+	const char *v = getenv(places[p].env);
+
+	if (p == PLACE_NONE)
+		return NULL;
+	return v && *v ? v : places[p].dflt;
+}
+
+/* --dir or --dev, when not given, from the variable of @ops's place. */
+void mem_place_from_env(const struct mem_ops *ops, struct opts *o)
+{
+	const char **slot = ops->place == PLACE_DEVDAX ? &o->dev : &o->dir;
+
+	if (ops->place != PLACE_NONE && !*slot)
+		*slot = place_env(ops->place);
+}
+
+/*
+ * --list-types: every type and what it is, tab-separated, for scripts:
+ * the value column is where the place resolves now ("-": nowhere).
+ */
+void mem_list_types(void)
+{
+	const struct mem_place_info *pi;
+	const struct mem_ops *ops;
+	const char *v;
+	size_t i;
+
+	printf("# memtype\tmap\tbacking\thuge\toption\tvariable\tvalue\tplace\n");
+	for (i = 0; i < ARRAY_SIZE(backends); i++) {
+		ops = backends[i];
+		pi = &places[ops->place];
+		v = place_env(ops->place);
+		printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ops->name,
+		       ops->map, ops->backing,
+		       ops->flags & MEM_HUGETLB ? "hugetlb" :
+		       ops->flags & MEM_THP ? "thp" : "-",
+		       pi->option, pi->env, v ? v : "-", pi->what);
+	}
+}
+
 void mem_list_help(FILE *f)
 {
 	size_t i;
@@ -58,6 +123,22 @@ void mem_list_help(FILE *f)
 	for (i = 0; i < ARRAY_SIZE(backends); i++)
 		fprintf(f, "  %-15s %s\n", backends[i]->name,
 			backends[i]->help);
+}
+
+/* The directory or device that @ops needs, given or from its variable. */
+static int mem_check_place(const struct mem_ops *ops, const struct opts *o)
+{
+	const struct mem_place_info *pi = &places[ops->place];
+
+	if (ops->place == PLACE_DEVDAX && !o->dev)
+		return lp_err(LP_EUSAGE,
+			      "memory type %s needs --dev /dev/daxX.Y (or %s): create a devdax namespace with `ndctl create-namespace -m devdax`",
+			      ops->name, pi->env);
+	if (ops->place != PLACE_NONE && ops->place != PLACE_DEVDAX && !o->dir)
+		return lp_err(LP_EUSAGE,
+			      "memory type %s needs --dir DIR on a %s (or %s): %s",
+			      ops->name, pi->what, pi->env, ops->help);
+	return LP_OK;
 }
 
 /* Size rules that hold before anything is mapped. */
@@ -87,15 +168,7 @@ int mem_check_size(const struct mem_ops *ops, const struct opts *o)
 			      "--size %zu is not a multiple of %s's huge page size %zuK: use %zuM",
 			      o->size, ops->name, huge / KiB,
 			      (o->size / huge + 1) * huge / MiB);
-	if ((ops->flags & MEM_NEEDS_DIR) && !o->dir)
-		return lp_err(LP_EUSAGE,
-			      "memory type %s needs --dir DIR: %s",
-			      ops->name, ops->help);
-	if ((ops->flags & MEM_NEEDS_DEV) && !o->dev)
-		return lp_err(LP_EUSAGE,
-			      "memory type %s needs --dev /dev/daxX.Y: create a devdax namespace with `ndctl create-namespace -m devdax`",
-			      ops->name);
-	return LP_OK;
+	return mem_check_place(ops, o);
 }
 
 int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o)

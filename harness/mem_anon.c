@@ -136,12 +136,16 @@ static int hole_populate(struct mem *m, enum prefault pf)
 const struct mem_ops mem_anon_ops = {
 	.name = "anon",
 	.help = "private anonymous memory (MAP_PRIVATE|MAP_ANONYMOUS)",
+	.map = "private",
+	.backing = "anon",
 	.setup = anon_setup,
 };
 
 const struct mem_ops mem_anon_thp_ops = {
 	.name = "anon-thp",
 	.help = "private anonymous, 2 MiB aligned, MADV_HUGEPAGE",
+	.map = "private",
+	.backing = "anon",
 	.flags = MEM_THP,
 	.setup = anon_thp_setup,
 };
@@ -149,12 +153,16 @@ const struct mem_ops mem_anon_thp_ops = {
 const struct mem_ops mem_anon_shared_ops = {
 	.name = "anon-shared",
 	.help = "shared anonymous memory (MAP_SHARED|MAP_ANONYMOUS)",
+	.map = "shared",
+	.backing = "shmem",
 	.setup = anon_shared_setup,
 };
 
 const struct mem_ops mem_readonly_ops = {
 	.name = "readonly",
 	.help = "private anonymous memory made PROT_READ after the prefault",
+	.map = "private",
+	.backing = "anon",
 	.flags = MEM_RDONLY,
 	.setup = readonly_setup,
 	.populate = readonly_populate,
@@ -163,6 +171,8 @@ const struct mem_ops mem_readonly_ops = {
 const struct mem_ops mem_mixed_ops = {
 	.name = "mixed",
 	.help = "one buffer over two VMAs: private anon, then a shared memfd",
+	.map = "mixed",
+	.backing = "anon+shmem",
 	.flags = MEM_MULTI,
 	.setup = mixed_setup,
 };
@@ -170,6 +180,8 @@ const struct mem_ops mem_mixed_ops = {
 const struct mem_ops mem_anon_hole_ops = {
 	.name = "anon+hole",
 	.help = "one buffer: private anon, then a hole where nothing is mapped",
+	.map = "private",
+	.backing = "anon+hole",
 	.flags = MEM_MULTI,
 	.setup = hole_setup,
 	.populate = hole_populate,

@@ -128,13 +128,18 @@ static int anon_devdax_setup(struct mem *m, const struct opts *o)
 const struct mem_ops mem_devdax_ops = {
 	.name = "devdax",
 	.help = "a device-dax device (--dev /dev/daxX.Y) mapped MAP_SHARED",
-	.flags = MEM_NEEDS_DEV,
+	.map = "shared",
+	.backing = "devdax",
+	.place = PLACE_DEVDAX,
 	.setup = devdax_setup,
 };
 
 const struct mem_ops mem_anon_devdax_ops = {
 	.name = "anon+devdax",
 	.help = "one buffer over two VMAs: private anon, then a device-dax device (--dev)",
-	.flags = MEM_NEEDS_DEV | MEM_MULTI,
+	.map = "mixed",
+	.backing = "anon+devdax",
+	.place = PLACE_DEVDAX,
+	.flags = MEM_MULTI,
 	.setup = anon_devdax_setup,
 };

@@ -70,7 +70,7 @@ static int file_setup(struct mem *m, const struct opts *o,
 	return LP_OK;
 }
 
-#define FILE_BACKEND(ident, str, kind, mflags, fl, text)		\
+#define FILE_BACKEND(ident, str, kind, mflags, pl, mp, bk, text)	\
 static int ident##_setup(struct mem *m, const struct opts *o)		\
 {									\
 	return file_setup(m, o, kind, mflags, str);			\
@@ -78,22 +78,31 @@ static int ident##_setup(struct mem *m, const struct opts *o)		\
 const struct mem_ops mem_##ident##_ops = {				\
 	.name = str,							\
 	.help = text,							\
-	.flags = MEM_FILE | (fl),					\
+	.map = mp,							\
+	.backing = bk,							\
+	.place = pl,							\
+	.flags = MEM_FILE,						\
 	.setup = ident##_setup,						\
 }
 
-FILE_BACKEND(tmpfs_shared, "tmpfs-shared", FK_TMPFS, MAP_SHARED, 0,
+FILE_BACKEND(tmpfs_shared, "tmpfs-shared", FK_TMPFS, MAP_SHARED,
+	     PLACE_TMPFS, "shared", "shmem",
 	     "a tmpfs file mapped MAP_SHARED (--dir, default /dev/shm)");
-FILE_BACKEND(tmpfs_private, "tmpfs-private", FK_TMPFS, MAP_PRIVATE, 0,
+FILE_BACKEND(tmpfs_private, "tmpfs-private", FK_TMPFS, MAP_PRIVATE,
+	     PLACE_TMPFS, "private", "shmem",
 	     "a tmpfs file mapped MAP_PRIVATE (--dir, default /dev/shm)");
 FILE_BACKEND(file_shared, "file-shared", FK_PAGECACHE, MAP_SHARED,
-	     MEM_NEEDS_DIR, "a page-cache file in --dir mapped MAP_SHARED");
+	     PLACE_PAGECACHE, "shared", "page-cache",
+	     "a page-cache file in --dir mapped MAP_SHARED");
 FILE_BACKEND(file_private, "file-private", FK_PAGECACHE, MAP_PRIVATE,
-	     MEM_NEEDS_DIR, "a page-cache file in --dir mapped MAP_PRIVATE");
+	     PLACE_PAGECACHE, "private", "page-cache",
+	     "a page-cache file in --dir mapped MAP_PRIVATE");
 FILE_BACKEND(fsdax_shared, "fsdax-shared", FK_DAX, MAP_SHARED,
-	     MEM_NEEDS_DIR, "a file on a DAX mount (--dir) mapped MAP_SHARED");
+	     PLACE_DAX, "shared", "dax",
+	     "a file on a DAX mount (--dir) mapped MAP_SHARED");
 FILE_BACKEND(fsdax_private, "fsdax-private", FK_DAX, MAP_PRIVATE,
-	     MEM_NEEDS_DIR, "a file on a DAX mount (--dir) mapped MAP_PRIVATE");
+	     PLACE_DAX, "private", "dax",
+	     "a file on a DAX mount (--dir) mapped MAP_PRIVATE");
 
 /*
  * One buffer over two VMAs: the first half @first_flags (0: private
@@ -144,13 +153,19 @@ static int file_pair_private_setup(struct mem *m, const struct opts *o)
 const struct mem_ops mem_anon_file_ops = {
 	.name = "anon+file-shared",
 	.help = "one buffer over two VMAs: private anon, then a page-cache file in --dir MAP_SHARED",
-	.flags = MEM_FILE | MEM_NEEDS_DIR | MEM_MULTI,
+	.map = "mixed",
+	.backing = "anon+page-cache",
+	.place = PLACE_PAGECACHE,
+	.flags = MEM_FILE | MEM_MULTI,
 	.setup = anon_file_setup,
 };
 
 const struct mem_ops mem_file_pair_ops = {
 	.name = "file-private+file-shared",
 	.help = "one buffer over two VMAs of a page-cache file in --dir: MAP_PRIVATE, then MAP_SHARED",
-	.flags = MEM_FILE | MEM_NEEDS_DIR | MEM_MULTI,
+	.map = "mixed",
+	.backing = "page-cache",
+	.place = PLACE_PAGECACHE,
+	.flags = MEM_FILE | MEM_MULTI,
 	.setup = file_pair_private_setup,
 };

@@ -25,6 +25,8 @@ static int hugetlb_setup(struct mem *m, const struct opts *o)
 const struct mem_ops mem_hugetlb_ops = {
 	.name = "hugetlb",
 	.help = "private anonymous MAP_HUGETLB memory (needs free huge pages)",
+	.map = "private",
+	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
 	.setup = hugetlb_setup,
 };

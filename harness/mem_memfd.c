@@ -44,12 +44,16 @@ static int memfd_huge_setup(struct mem *m, const struct opts *o)
 const struct mem_ops mem_memfd_ops = {
 	.name = "memfd",
 	.help = "memfd_create() file mapped MAP_SHARED",
+	.map = "shared",
+	.backing = "shmem",
 	.setup = memfd_setup,
 };
 
 const struct mem_ops mem_memfd_hugetlb_ops = {
 	.name = "memfd-hugetlb",
 	.help = "memfd_create(MFD_HUGETLB) mapped MAP_SHARED (needs free huge pages)",
+	.map = "shared",
+	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
 	.setup = memfd_huge_setup,
 };

@@ -52,5 +52,7 @@ static int secretmem_setup(struct mem *m, const struct opts *o)
 const struct mem_ops mem_secretmem_ops = {
 	.name = "secretmem",
 	.help = "memfd_secret() file mapped MAP_SHARED: never pinnable",
+	.map = "shared",
+	.backing = "secretmem",
 	.setup = secretmem_setup,
 };

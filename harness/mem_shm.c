@@ -46,12 +46,16 @@ static int sysv_huge_setup(struct mem *m, const struct opts *o)
 const struct mem_ops mem_sysv_shm_ops = {
 	.name = "sysv-shm",
 	.help = "SysV shared memory (shmget + shmat)",
+	.map = "shared",
+	.backing = "shmem",
 	.setup = sysv_setup,
 };
 
 const struct mem_ops mem_sysv_shm_huge_ops = {
 	.name = "sysv-shm-huge",
 	.help = "SysV shared memory with SHM_HUGETLB (needs free huge pages)",
+	.map = "shared",
+	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
 	.setup = sysv_huge_setup,
 };

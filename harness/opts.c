@@ -23,7 +23,8 @@ static void usage(FILE *f)
 "               [--cycles N [--concurrent]] [--csv FILE]\n"
 "       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
 "               [--expect CONTRACT]\n"
-"       longpin --list | --list-contracts | --print-accel | --help | --version\n"
+"       longpin --list | --list-types | --list-contracts | --print-accel\n"
+"       longpin --help | --version\n"
 "\n"
 "Registers one io_uring fixed buffer of memory TYPE (IORING_REGISTER_BUFFERS,\n"
 "a long-term FOLL_WRITE pin), checks the kernel's answer against the\n"
@@ -32,8 +33,10 @@ static void usage(FILE *f)
 "\n"
 "  --size N        buffer size, N[K|M|G] (default 16M)\n"
 "  --prefault P    none, read, write (default), a comma list, or all\n"
-"  --dir DIR       directory for file types (tmpfs default /dev/shm)\n"
-"  --dev PATH      device-dax node for devdax\n"
+"  --dir DIR       directory for file types; else $LONGPIN_FILE_DIR\n"
+"                  (page cache), $LONGPIN_DAX_DIR (fsdax), $LONGPIN_TMPFS_DIR\n"
+"                  (tmpfs, default /dev/shm)\n"
+"  --dev PATH      device-dax node for devdax; else $LONGPIN_DEVDAX\n"
 "  --target PATH   file or block device for I/O (default: a temp file\n"
 "                  next to the memory, or in $TMPDIR or /tmp); an existing\n"
 "                  non-empty file is refused: longpin writes over it\n"
@@ -62,6 +65,9 @@ static void usage(FILE *f)
 "  --print-expected  print the contract's answer for TYPE, one line per\n"
 "                  prefault: CONTRACT TYPE PREFAULT SIZE EXPECTED NOFAULT\n"
 "                  (tab separated; '-' when unknown), and set nothing up\n"
+"  --list-types    every memory type, tab-separated: map, backing, huge\n"
+"                  pages, the option and variable of its place, where that\n"
+"                  resolves now ('-': nowhere) and what the place is\n"
 "  --print-accel   print what runs this CPU (the CSV's accel column): none\n"
 "                  (bare metal), tcg (QEMU's emulator: MiB/s are not hardware\n"
 "                  figures), kvm, hyperv, xen, vmware, bhyve or vm\n"
@@ -77,7 +83,7 @@ static void usage(FILE *f)
 "pin leak, 2 usage or environment error, 77 TYPE cannot be set up here.\n");
 }
 
-enum { OPT_LIST = 256, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
+enum { OPT_LIST = 256, OPT_LIST_TYPES, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
        OPT_VERSION, OPT_PRINT_ACCEL, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
        OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK,
        OPT_CONCURRENT, OPT_TARGET_OVERWRITE };
@@ -102,6 +108,7 @@ static const struct option long_opts[] = {
 	{ "quiet", no_argument, NULL, 'Q' },
 	{ "inject", required_argument, NULL, OPT_INJECT },
 	{ "list", no_argument, NULL, OPT_LIST },
+	{ "list-types", no_argument, NULL, OPT_LIST_TYPES },
 	{ "list-contracts", no_argument, NULL, OPT_LIST_CONTRACTS },
 	{ "print-expected", no_argument, NULL, OPT_PRINT_EXPECTED },
 	{ "lifetime", required_argument, NULL, OPT_LIFETIME },
@@ -250,6 +257,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
 		switch (c) {
 		case 'h': usage(stdout); return -1;
 		case OPT_LIST: mem_list(); return -1;
+		case OPT_LIST_TYPES: mem_list_types(); return -1;
 		case OPT_LIST_CONTRACTS: contract_list(); return -1;
 		case OPT_VERSION:
 			printf("longpin %s (CSV schema %d)\n", LONGPIN_VERSION,

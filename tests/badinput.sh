@@ -105,13 +105,20 @@ target-chardev)	expect 2 "--target /dev/full: not a regular file or a block devi
 csv-full)	expect 2 "--csv /dev/full: write: No space left on device" --mem anon --size 64K --no-io --csv /dev/full ;;
 size-hugetlb)	expect 2 "not a multiple of hugetlb's huge page size 2048K: use 2M" --mem hugetlb --size 4K ;;
 size-thp)	expect 2 "not a multiple of anon-thp's huge page size 2048K: use 4M" --mem anon-thp --size 3M ;;
-no-dir)		expect 2 "file-shared needs --dir DIR" --mem file-shared ;;
+no-dir)		PREFIX=(env -u LONGPIN_FILE_DIR)
+		expect 2 "file-shared needs --dir DIR on a page-cache directory .*\(or LONGPIN_FILE_DIR\)" --mem file-shared ;;
+dir-env)	# no --dir: the type's variable is the directory
+		PREFIX=(env LONGPIN_FILE_DIR="$T/nope")
+		expect 2 "--dir $T/nope: No such file or directory" --mem file-shared ;;
+dev-env)	PREFIX=(env LONGPIN_DEVDAX=/dev/null)
+		expect 2 "--dev /dev/null: no size in /sys/dev/char/1:3" --mem devdax ;;
 dir-missing)	expect 2 "--dir $T/nope: No such file or directory: give an existing directory" --mem file-private --dir "$T/nope" ;;
 dir-tmpfs)	expect 2 "file-shared: --dir /dev/shm is tmpfs, not a page-cache filesystem.*use tmpfs-shared" --mem file-shared --dir /dev/shm ;;
 fsdax-not-dax)
 	case $(fs_of "$T") in tmpfs|ramfs) skip "$T is on $(fs_of "$T"), want a non-DAX disk filesystem";; esac
 	expect 2 "fsdax-shared: a file in --dir $T .* is not DAX .*mounted with -o dax" --mem fsdax-shared --dir "$T" ;;
-no-dev)		expect 2 "devdax needs --dev /dev/daxX.Y: create a devdax namespace" --mem devdax ;;
+no-dev)		PREFIX=(env -u LONGPIN_DEVDAX)
+		expect 2 "devdax needs --dev /dev/daxX.Y \(or LONGPIN_DEVDAX\): create a devdax namespace" --mem devdax ;;
 dev-missing)	expect 2 "--dev /dev/dax-longpin-none: No such file or directory: create a devdax namespace" --mem devdax --dev /dev/dax-longpin-none ;;
 dev-not-dax)	expect 2 "--dev /dev/null: no size in /sys/dev/char/1:3: is it a device-dax device" --mem devdax --dev /dev/null ;;
 dev-size)

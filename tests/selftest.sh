@@ -167,6 +167,21 @@ print-expected)
 	run_longpin --print-expected --mem mixed --expect linux-6.1
 	grep -qP '^linux-6.1\tmixed\twrite\t16777216\t-EINVAL\t0$' "$T/out" || fail "mixed line"
 	pass "--print-expected prints the contract's rows" ;;
+list-types)
+	# the one place that knows what each type needs: every --list type,
+	# eight columns, and the value follows the type's variable
+	PREFIX=(env -u LONGPIN_DAX_DIR -u LONGPIN_DEVDAX LONGPIN_TMPFS_DIR=/run)
+	run_longpin --list-types
+	[ "$rc" = 0 ] || fail "exit $rc"
+	[ "$(grep -vc '^#' "$T/out")" = "$("$LONGPIN" --list | wc -l)" ] || fail "not one line per type"
+	awk -F'\t' '!/^#/ && NF != 8 { bad = 1 } END { exit bad }' "$T/out" || fail "a line without 8 columns"
+	grep -qP '^fsdax-shared\tshared\tdax\t-\t--dir\tLONGPIN_DAX_DIR\t-\tDAX mount$' "$T/out" || fail "fsdax-shared line"
+	grep -qP '^tmpfs-private\tprivate\tshmem\t-\t--dir\tLONGPIN_TMPFS_DIR\t/run\t' "$T/out" || fail "tmpfs-private line"
+	grep -qP '^hugetlb\tprivate\thugetlb\thugetlb\t-\t-\t-\t-$' "$T/out" || fail "hugetlb line"
+	PREFIX=(env LONGPIN_DEVDAX=/dev/dax9.9)
+	run_longpin --list-types
+	grep -qP '^devdax\t.*\t--dev\tLONGPIN_DEVDAX\t/dev/dax9.9\t' "$T/out" || fail "devdax does not follow LONGPIN_DEVDAX"
+	pass "--list-types: a line per type, places resolved from their variables" ;;
 pipe-lines)
 	# piped, each row arrives when it is made: an interrupted run keeps
 	# the rows it printed (on_signal's _exit flushes nothing)

@@ -28,7 +28,7 @@ endforeach()
 
 foreach(case unknown-mem no-mem size-zero size-unaligned size-garbage
     size-overflow size-max size-below-bs mem-twice lifetime-io lifetime-cycles target-exists csv-other-header csv-no-newline csv-no-empty
-    size-hugetlb size-thp no-dir dir-missing dir-full dir-tmpfs fsdax-not-dax no-dev
+    size-hugetlb size-thp no-dir dir-env dev-env dir-missing dir-full dir-tmpfs fsdax-not-dax no-dev
     dev-missing dev-not-dax dev-size dev-align prefault bs option expect-name
     csv-unwritable concurrent memlock memlock-hard memlock-ring no-hugepages dir-target-full
     dir-sigbus dir-efault target-full csv-full-file target-chardev csv-full)
@@ -43,7 +43,7 @@ endforeach()
 
 foreach(case corrupt leak csv cli unchecked expect over-1g sigint cycles
     probe-cpus target-size csv-stdout print-expected accel pipe-lines tty-progress
-    table)
+    table list-types)
   lp_test(selftest/${case} ${LP_TESTS}/selftest.sh ${case})
 endforeach()
 
