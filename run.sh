@@ -56,29 +56,33 @@ run_host() {
 	local dir rc=0
 	dir=$(mktemp -d "$repo/build/files.XXXXXX")
 	LONGPIN=build/longpin LONGPIN_FILE_DIR=$dir LONGPIN_ARGS="--cycles 3" \
-		sh harness/matrix.sh "$out/host.csv" || rc=1
-	LONGPIN=build/longpin LONGPIN_FILE_DIR=$dir sh harness/bench.sh "$out/bench/host.csv" || rc=1
+		sh vm/guest/matrix.sh "$out/host.csv" || rc=1
+	LONGPIN=build/longpin LONGPIN_FILE_DIR=$dir sh vm/guest/bench.sh "$out/bench/host.csv" || rc=1
 	rm -rf "$dir"
 	return $rc
 }
 
-# a VM kernel: boot it once, run harness/guest-run.sh, bring the CSVs back
+# a VM kernel: boot it once, run the phases of vm/guest/run.sh, bring the
+# CSVs back
 run_vm() {
-	local k=$1 res=$work/$k rc=0
-	local adds=(--add "$repo/harness:/opt/longpin" --add "$repo/build/lp-runas:/usr/bin/lp-runas")
-	[ $nofio = 0 ] && [ -f fio-jobs/run-fio.sh ] && adds+=(--add "$repo/fio-jobs:/opt/fio-jobs" --fio)
-	# 10,000 lifetime cycles on every kernel, the debug one too: the 17
-	# types cycle at once (guest-lifetime.sh), ~7 min under KASAN + TCG
-	# (the ctest run, bound by CI's time, gives the debug kernel 1,000)
-	local cycles=10000 benchonly=0
+	local k=$1 res=$work/$k rc=0 phases=(matrix reclaim) benchonly=0
+	local adds=(--add "$repo/vm/guest:/opt/longpin" --add "$repo/build/lp-runas:/usr/bin/lp-runas")
 	if [ "$k" = patched-unchunked ]; then
 		[ $nobench = 1 ] && { stage "kernel $k: benchmarks only, and --no-bench: skipped"; return 0; }
-		benchonly=1
+		benchonly=1 phases=()
 	fi
+	[ $nobench = 0 ] && phases+=(bench)
+	[ $benchonly = 0 ] && [ $lifetime = 1 ] && phases+=(lifetime)
+	if [ $benchonly = 0 ] && [ $nofio = 0 ]; then
+		adds+=(--add "$repo/fio-jobs:/opt/fio-jobs" --fio)
+		phases+=(fio)
+	fi
+	# 10,000 lifetime cycles on every kernel, the debug one too: the 17
+	# types cycle at once (vm/guest/lifetime.sh), ~7 min under KASAN + TCG
+	# (the ctest run, bound by CI's time, gives the debug kernel 1,000)
 	LONGPIN_BIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --timeout 3600 \
-		--out "$res" "${adds[@]}" -- env LONGPIN_NO_BENCH=$nobench LONGPIN_BENCH_ONLY=$benchonly \
-		LONGPIN_LIFETIME=$lifetime LONGPIN_LT_CYCLES=$cycles \
-		sh /opt/longpin/guest-run.sh || rc=$?
+		--out "$res" "${adds[@]}" -- env LONGPIN_LT_CYCLES=10000 \
+		sh /opt/longpin/run.sh "${phases[@]}" || rc=$?
 	[ -f "$res/matrix.csv" ] && cp "$res/matrix.csv" "$out/$k.csv"
 	[ -f "$res/bench.csv" ] && cp "$res/bench.csv" "$out/bench/$k.csv"
 	[ -f "$res/lifetime.csv" ] && cp "$res/lifetime.csv" "$out/lifetime-$k.csv"

@@ -58,7 +58,7 @@ errno_name() {
 FIO_PARAMS='RW=rw BS=bs IODEPTH=iodepth TARGET_SIZE=size RUNTIME=runtime'
 FIO_PATHS='LONGPIN_NULLBLK=/dev/nullb0 LONGPIN_PMEM=/dev/pmem0
 LONGPIN_DAX_EXT4=/mnt/dax-ext4 LONGPIN_DAX_XFS=/mnt/dax-xfs
-LONGPIN_EXT4=/mnt/ext4 LONGPIN_XFS=/mnt/xfs LONGPIN_TMPFS=/mnt/tmpfs
+LONGPIN_EXT4=/mnt/ext4 LONGPIN_XFS=/mnt/xfs LONGPIN_TMPFS_DIR=/mnt/tmpfs
 LONGPIN_HUGETLBFS=/mnt/huge'
 
 # fio_jobvars FILE: FILE (a job file or global.inc) with those

@@ -65,7 +65,7 @@ fs_of() {
 # them): BS*IODEPTH plus the page fio may skip to align, rounded to 1 MiB.
 shsize=$(((regsize + 4096 + 1048575) / 1048576))
 cleanup_files=
-for d in "${LONGPIN_EXT4:-}" "${LONGPIN_XFS:-}" "${LONGPIN_TMPFS:-}" \
+for d in "${LONGPIN_EXT4:-}" "${LONGPIN_XFS:-}" "${LONGPIN_TMPFS_DIR:-}" \
 	"${LONGPIN_DAX_EXT4:-}" "${LONGPIN_DAX_XFS:-}"; do
 	[ -n "$d" ] && [ -d "$d" ] || continue
 	dd if=/dev/zero of="$d/fio-shared-buf" bs=1M count="$shsize" 2>/dev/null ||

@@ -5,7 +5,7 @@
 # measurement. Builds the series once per chunk size (patch 7 with its
 # #define changed, in a temporary copy of kernel-patches/) and once
 # without patch 7 (the kernel patched-unchunked), boots each in turn in
-# one command and runs harness/bench.sh inside: registration cost of
+# one command and runs vm/guest/bench.sh inside: registration cost of
 # written and untouched anon and, per registration, the longest mmap+munmap
 # call of a sibling thread on another CPU. longpin-compare puts them side
 # by side, the unchunked series as baseline. Output: DIR/chunk-N.csv,
@@ -50,7 +50,7 @@ bench() {
 	stage "$label: kernel $k${3:+ from $3}"
 	LONGPIN_PATCHES=${3:-$repo/kernel-patches} LONGPIN_BIN=$repo/build/longpin \
 		vm/longpin-vm run --kernel "$k" --timeout 1800 --out "$res" \
-		--add "$repo/harness:/opt/longpin" -- env LONGPIN_BENCH_SIZES="16M 64M 256M" \
+		--add "$repo/vm/guest:/opt/longpin" -- env LONGPIN_BENCH_SIZES="16M 64M 256M" \
 		sh -c 'LONGPIN_FILE_DIR= sh /opt/longpin/bench.sh /results/bench.csv' || rc=$?
 	[ -f "$res/bench.csv" ] || { echo "chunk-study.sh: $label produced no CSV (exit $rc)" >&2; return 1; }
 	cp "$res/bench.csv" "$out/$label.csv"

@@ -23,7 +23,7 @@ guest() {
 	local tmo=900
 	[ "$kernel" = patched-debug ] && tmo=1700
 	"$vm" run --kernel "$kernel" --timeout "$tmo" --out "$T/res" \
-		--add "$repo/harness:/opt/longpin" -- "$@" >"$T/out" 2>&1 || rc=$?
+		--add "$repo/vm/guest:/opt/longpin" -- "$@" >"$T/out" 2>&1 || rc=$?
 	cat "$T/out"
 }
 # csv_rows FILE: "memtype prefault fs result verdict" per row
@@ -60,8 +60,8 @@ fsdax)
 matrix)
 	# every memory type and prefault (file and DAX types on ext4 and xfs)
 	# against the kernel's own contract
-	guest sh /opt/longpin/guest-matrix.sh /results/m.csv
-	rows=$(csv_rows "$T/res/m.csv")
+	guest env LONGPIN_ARGS= sh /opt/longpin/run.sh matrix
+	rows=$(csv_rows "$T/res/matrix.csv")
 	n=$(echo "$rows" | grep -c .)
 	[ "$(echo "$rows" | awk '{print $6}' | sort -u)" = "$contract" ] || fail "rows not judged by $contract"
 	bad=$(echo "$rows" | grep -v ' pass ')
@@ -72,7 +72,7 @@ matrix)
 	[ "$(echo "$rows" | grep -c '^secretmem [a-z]* secretmem EFAULT pass ')" = 3 ] ||
 		fail "secretmem: want -EFAULT, pass, for 3 prefaults"
 	# QEMU's CPU says what runs it: tcg here (kvm where /dev/kvm is)
-	accel=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") c = i; next } { print $c }' "$T/res/m.csv" | sort -u)
+	accel=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") c = i; next } { print $c }' "$T/res/matrix.csv" | sort -u)
 	case $accel in tcg|kvm) ;; *) fail "accel '$accel' in the guest's rows, want tcg or kvm" ;; esac
 	pass "$kernel: $n rows, all pass against $contract, secretmem refused, accel $accel" ;;
 counters)

@@ -14,7 +14,7 @@ for m in "$LONGPIN_DAX_EXT4" "$LONGPIN_DAX_XFS" "$LONGPIN_EXT4" "$LONGPIN_XFS"; 
 	echo "ATTR $m $(xfs_io -c "statx -r" "$m/daxcheck" | sed -n "s/^stat.attributes = //p")"
 done
 for d in "$LONGPIN_DEVDAX" "$LONGPIN_PMEM" "$LONGPIN_NULLBLK"; do [ -e "$d" ] && echo "DEV ok $d" || echo "DEV missing $d"; done
-grep -q " $LONGPIN_TMPFS tmpfs " /proc/mounts && echo "MNT ok tmpfs"
+grep -q " $LONGPIN_TMPFS_DIR tmpfs " /proc/mounts && echo "MNT ok tmpfs"
 grep -q " $LONGPIN_HUGETLBFS hugetlbfs " /proc/mounts && echo "MNT ok hugetlbfs"
 echo "KERNEL $LONGPIN_KERNEL"
 ' >"$TT/out" 2>"$TT/err"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# guest-lifetime.sh [OUT.csv [CASE...]]: inside a vm/longpin-vm guest, every
+# lifetime.sh [OUT.csv [CASE...]]: inside a vm/longpin-vm guest, every
 # --lifetime case on the memory types it applies to, one boot for all
 # (with CASEs: only those per-type cases, e.g. reclaim reclaim-pinned).
 # KTAP-like lines ("ok N CASE TYPE", "# SKIP reason"); exit 1 if a case
@@ -9,19 +9,9 @@ set -u
 out=${1:-/results/lifetime.csv}
 LONGPIN=${LONGPIN:-longpin}
 export TMPDIR=${LONGPIN_EXT4:-/tmp}
-tmpfs=${LONGPIN_TMPFS:-/dev/shm}
-ext4=${LONGPIN_EXT4:-/tmp}
 n=0 bad=0
-
-# where TYPE's memory comes from (file systems, device-dax)
-src() {
-	case $1 in
-	tmpfs-*) echo "--dir $tmpfs" ;;
-	*file-*) echo "--dir $ext4" ;;
-	fsdax-*) echo "--dir ${LONGPIN_DAX_EXT4:-none}" ;;
-	*devdax) echo "--dev ${LONGPIN_DEVDAX:-none}" ;;
-	esac
-}
+# Where a type's memory comes from, longpin reads from the guest's
+# LONGPIN_FILE_DIR, LONGPIN_DAX_DIR, LONGPIN_TMPFS_DIR and LONGPIN_DEVDAX.
 
 # result NAME STATUS OUTPUT: the result line of one longpin run (77: a
 # skip with longpin's reason; a failure also prints the run's output)
@@ -39,7 +29,7 @@ lt() {
 	c=$1 m=$2
 	shift 2
 	rc=0
-	"$LONGPIN" --quiet --lifetime "$c" --mem "$m" $(src "$m") --csv "$out" "$@" \
+	"$LONGPIN" --quiet --lifetime "$c" --mem "$m" --csv "$out" "$@" \
 		>/tmp/lt.out 2>&1 || rc=$?
 	result "$c $m" $rc /tmp/lt.out
 }
@@ -89,7 +79,7 @@ cycles_all() {
 		sz=64K
 		case $m in *huge*|*thp*|devdax) sz=2M ;; *devdax) sz=4M ;; esac
 		"$LONGPIN" --lifetime cycles --concurrent --cycles "$cyc" --mem "$m" \
-			$(src "$m") --size $sz --prefault write --csv "/tmp/cyc.$m.csv" \
+			--size $sz --prefault write --csv "/tmp/cyc.$m.csv" \
 			>"/tmp/cyc.$m.out" 2>&1 &
 		k=$((k + 1))
 		eval "pid_$k=\$! mem_$k=\$m"

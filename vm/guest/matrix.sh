@@ -1,15 +1,16 @@
 #!/bin/sh
 # matrix.sh OUT.csv: run longpin over every memory type and prefault that
 # this machine (or guest) can provide, append the rows to OUT.csv and print
-# KTAP lines. POSIX sh: it runs in the VM guest's busybox too.
+# KTAP lines. POSIX sh: it runs in the VM guest's busybox too, and on the
+# host (./run.sh --kernels host).
 #
-# Environment (all optional):
+# Which directory or device a type needs, and the variable that gives it,
+# is longpin's to say (--list-types): a type whose place is unset is a
+# SKIP line naming the variable. Environment (all optional):
 #   LONGPIN            the binary (default: longpin in PATH)
 #   LONGPIN_SIZE       buffer size (default 16M)
-#   LONGPIN_FILE_DIR   page-cache directory (ext4, xfs) for *file-*
-#   LONGPIN_TMPFS_DIR  tmpfs directory for tmpfs-* (default /dev/shm)
-#   LONGPIN_DAX_DIR    DAX mount for fsdax-*
-#   LONGPIN_DEVDAX     /dev/daxX.Y for *devdax
+#   LONGPIN_FILE_DIR, LONGPIN_TMPFS_DIR, LONGPIN_DAX_DIR, LONGPIN_DEVDAX
+#                      the places, read by longpin itself
 #   LONGPIN_ARGS       more longpin options, e.g. "--ios 512 --repeat 3"
 #   LONGPIN_TYPES      memory types to run, comma separated (default: all)
 # Huge pages for the hugetlb types are reserved when root and given back.
@@ -20,7 +21,7 @@ bin=${LONGPIN:-longpin}
 size=${LONGPIN_SIZE:-16M}
 hp=/proc/sys/vm/nr_hugepages
 hp_old=
-err=$(mktemp "${TMPDIR:-/tmp}/longpin-matrix.XXXXXX") || exit 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/longpin-matrix.XXXXXX") || exit 2
 
 bytes() {
 	case $1 in
@@ -33,7 +34,7 @@ bytes() {
 cleanup() {
 	[ -n "$hp_old" ] && echo "$hp_old" >$hp
 	hp_old=
-	rm -f "$err"
+	rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'cleanup; exit 130' INT TERM
@@ -43,36 +44,32 @@ if [ -w $hp ]; then
 	echo $((hp_old + $(bytes "$size") / 2097152 + 1)) >$hp 2>/dev/null
 fi
 
-types=$("$bin" --list) || exit 2
-[ -n "${LONGPIN_TYPES:-}" ] && types=$(echo "$LONGPIN_TYPES" | tr ',' '\n')
+"$bin" --list-types | grep -v '^#' >"$tmp/types" || exit 2
+if [ -n "${LONGPIN_TYPES:-}" ]; then
+	echo "$LONGPIN_TYPES" | tr ',' '\n' | while read -r t; do
+		grep "^$t	" "$tmp/types" || printf '%s\t-\t-\t-\t-\t-\t-\t-\n' "$t"
+	done >"$tmp/some"
+	mv "$tmp/some" "$tmp/types"
+fi
 echo "KTAP version 1"
-echo "1..$(echo "$types" | wc -l)"
+echo "1..$(wc -l <"$tmp/types")"
 i=0 bad=0
-for mem in $types; do
+# fields: memtype map backing huge option variable value place
+while IFS='	' read -r mem _ _ _ _ var value place; do
 	i=$((i + 1))
-	why=
-	set -- --mem "$mem" --size "$size" --prefault all --csv "$out" --quiet
-	case $mem in
-	*file-*) [ -n "${LONGPIN_FILE_DIR:-}" ] && set -- "$@" --dir "$LONGPIN_FILE_DIR" ||
-		why="no page-cache directory (LONGPIN_FILE_DIR)" ;;
-	tmpfs-*) set -- "$@" --dir "${LONGPIN_TMPFS_DIR:-/dev/shm}" ;;
-	fsdax-*) [ -n "${LONGPIN_DAX_DIR:-}" ] && set -- "$@" --dir "$LONGPIN_DAX_DIR" ||
-		why="no DAX mount (LONGPIN_DAX_DIR)" ;;
-	*devdax) [ -n "${LONGPIN_DEVDAX:-}" ] && set -- "$@" --dev "$LONGPIN_DEVDAX" ||
-		why="no device-dax (LONGPIN_DEVDAX)" ;;
-	esac
-	if [ -n "$why" ]; then
-		echo "ok $i $mem # SKIP $why"
+	if [ "$var" != - ] && [ "$value" = - ]; then
+		echo "ok $i $mem # SKIP no $place ($var)"
 		continue
 	fi
 	# shellcheck disable=SC2086 # LONGPIN_ARGS is a list of words
-	"$bin" "$@" ${LONGPIN_ARGS:-} >/dev/null 2>"$err"
+	"$bin" --mem "$mem" --size "$size" --prefault all --csv "$out" --quiet \
+		${LONGPIN_ARGS:-} >/dev/null 2>"$tmp/err" </dev/null
 	rc=$?
-	msg=$(grep -v '^longpin: contract ' "$err" | tail -n 1)
+	msg=$(grep -v '^longpin: contract ' "$tmp/err" | tail -n 1)
 	case $rc in
 	0) echo "ok $i $mem" ;;
 	77) echo "ok $i $mem # SKIP ${msg#longpin: }" ;;
 	*) echo "not ok $i $mem # exit $rc ${msg#longpin: }"; bad=1 ;;
 	esac
-done
+done <"$tmp/types"
 exit $bad

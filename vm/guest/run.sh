@@ -1,0 +1,53 @@
+#!/bin/sh
+# run.sh [PHASE...]: the one entry of what runs inside a vm/longpin-vm
+# guest for ./run.sh and the vm tests. Results go to /results. Phases, in
+# the order given (default: matrix reclaim bench):
+#   matrix    every memory type and prefault (matrix.sh; LONGPIN_ARGS,
+#             --cycles 3 when unset) with the page-cache and DAX types on
+#             ext4, then those four types again on xfs -> matrix.csv
+#   reclaim   does what READ_FIXED wrote survive unpin and reclaim? every
+#             type and prefault (lifetime.sh) -> rows in matrix.csv
+#   bench     the registration benchmarks (bench.sh) -> bench.csv
+#   lifetime  every --lifetime case (lifetime.sh) -> lifetime.csv
+#   fio       the fio jobs (the fio layer: longpin-vm run --fio) -> fio/
+# The guest's init sets the places longpin reads (LONGPIN_FILE_DIR=ext4,
+# LONGPIN_DAX_DIR=DAX ext4, LONGPIN_TMPFS_DIR, LONGPIN_DEVDAX) and the
+# mount points (LONGPIN_EXT4, LONGPIN_XFS, LONGPIN_DAX_XFS, ...): see
+# vm/README.md. Exit 1 if a phase failed.
+set -u
+here=$(dirname "$0")
+[ $# -gt 0 ] || set -- matrix reclaim bench
+# I/O targets on a block-backed file system, so that O_DIRECT is real
+export TMPDIR=${LONGPIN_EXT4:-/tmp}
+bad=0
+
+matrix() {
+	echo "# matrix on ext4 ($LONGPIN_FILE_DIR, DAX $LONGPIN_DAX_DIR)"
+	LONGPIN_ARGS=${LONGPIN_ARGS---cycles 3} sh "$here/matrix.sh" /results/matrix.csv || bad=1
+	echo "# matrix on xfs ($LONGPIN_XFS, DAX $LONGPIN_DAX_XFS)"
+	LONGPIN_ARGS=${LONGPIN_ARGS---cycles 3} \
+		LONGPIN_TYPES=file-shared,file-private,fsdax-shared,fsdax-private \
+		LONGPIN_FILE_DIR=$LONGPIN_XFS LONGPIN_DAX_DIR=$LONGPIN_DAX_XFS \
+		TMPDIR=$LONGPIN_XFS sh "$here/matrix.sh" /results/matrix.csv || bad=1
+}
+
+for phase in "$@"; do
+	case $phase in
+	matrix) matrix ;;
+	reclaim)
+		echo "# reclaim"
+		sh "$here/lifetime.sh" /results/matrix.csv reclaim reclaim-pinned || bad=1 ;;
+	bench)
+		echo "# benchmarks"
+		sh "$here/bench.sh" /results/bench.csv || bad=1 ;;
+	lifetime)
+		echo "# lifetime cases"
+		sh "$here/lifetime.sh" /results/lifetime.csv || bad=1 ;;
+	fio)
+		echo "# fio"
+		FIO_OUT=/results/fio sh /opt/fio-jobs/run-fio.sh || bad=1 ;;
+	*) echo "run.sh: unknown phase '$phase': give matrix, reclaim, bench, lifetime or fio" >&2
+		exit 2 ;;
+	esac
+done
+exit $bad
