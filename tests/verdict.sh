@@ -6,25 +6,26 @@
 mem=$1 pf=$2 size=${3:-8M}
 args=(--mem "$mem" --prefault "$pf" --size "$size" --ios 256 --repeat 3 --csv "$T/r.csv")
 
-case $mem in
-hugetlb|memfd-hugetlb|sysv-shm-huge)
-	reserve_hugepages $(( $(numfmt --from=iec "$size") / 2097152 )) ;;
-*file-*)
+# what the type needs, as longpin says (--list-types)
+IFS=$'\t' read -r _ _ _ huge _ var value place < <("$LONGPIN" --list-types | grep -P "^\Q$mem\E\t")
+[ -n "${var:-}" ] || fail "longpin --list-types does not list $mem"
+[ "$huge" = hugetlb ] && reserve_hugepages $(( $(numfmt --from=iec "$size") / 2097152 ))
+case $var in
+-) ;;
+LONGPIN_FILE_DIR)
+	# a directory of our own (checked for leftovers) on the place's file
+	# system; longpin refuses tmpfs and the like there: skip those
 	dir=$T
-	if [ -n "${LONGPIN_FILE_DIR:-}" ]; then
-		dir=$(mktemp -d "$LONGPIN_FILE_DIR/longpin-files.XXXXXX")
+	if [ "$value" != - ]; then
+		dir=$(mktemp -d "$value/longpin-files.XXXXXX")
 		on_exit "rm -rf '$dir'"
 	fi
 	case $(fs_of "$dir") in
 	tmpfs|ramfs|overlayfs|nfs|fuseblk) skip "$dir is $(fs_of "$dir"); set LONGPIN_FILE_DIR to a directory on ext4 or xfs" ;;
 	esac
 	args+=(--dir "$dir") ;;
-fsdax-*)
-	[ -n "${LONGPIN_DAX_DIR:-}" ] || skip "no DAX mount here: set LONGPIN_DAX_DIR (the vm tests do)"
-	args+=(--dir "$LONGPIN_DAX_DIR") ;;
-*devdax)
-	[ -n "${LONGPIN_DEVDAX:-}" ] || skip "no device-dax here: set LONGPIN_DEVDAX (the vm tests do)"
-	args+=(--dev "$LONGPIN_DEVDAX") ;;
+*)	# longpin reads the place's variable itself
+	[ "$value" != - ] || skip "no $place here: set $var (the vm tests do)" ;;
 esac
 
 run_longpin "${args[@]}"
