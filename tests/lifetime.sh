@@ -6,18 +6,16 @@
 export TMPDIR=$T
 case=$1 kernel=${2:-}
 repo=$(cd "$(dirname "$0")/.." && pwd)
-filedir=${LONGPIN_FILE_DIR:-$T}
+# the page-cache types' place, read by longpin (tmpfs: /dev/shm)
+export LONGPIN_FILE_DIR=${LONGPIN_FILE_DIR:-$T}
+unset LONGPIN_TMPFS_DIR
 csv=$T/r.csv
 
 # lt TYPE ARGS...: longpin --lifetime $case, must exit 0
 lt() {
-	local m=$1 dir=()
+	local m=$1
 	shift
-	case $m in
-	tmpfs-*) dir=(--dir /dev/shm) ;;
-	*file-*) dir=(--dir "$filedir") ;;
-	esac
-	run_longpin --lifetime "$case" --mem "$m" "${dir[@]}" --csv "$csv" "$@"
+	run_longpin --lifetime "$case" --mem "$m" --csv "$csv" "$@"
 	[ "$rc" = 0 ] || fail "$case $m: exit $rc"
 }
 # lt_skip TYPE: the case does not apply: exit 77 with a reason
