@@ -52,7 +52,7 @@ struct contract {
 static struct contract *contracts;
 static int nr_contracts;
 
-static int parse_expected(const char *s, int *err)
+int parse_expected(const char *s, int *err)
 {
 	int e;
 

@@ -296,7 +296,8 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static struct stat3 stat3_of(double *v, unsigned int n)
+/* min, median (the mean of the middle two when @n is even), max; sorts @v */
+struct stat3 stat3_of(double *v, unsigned int n)
 {
 	struct stat3 s = { 0, 0, 0 };
 

@@ -192,6 +192,8 @@ bool contract_lookup(const struct contract *c, const char *mem,
 bool contract_lookup_case(const struct contract *c, const char *lcase,
 			  const char *mem, enum prefault pf, size_t size,
 			  int *err, bool *defect);
+/* "0" or "-ENAME" (a contract's answer) -> *err 0 or -errno; -EINVAL if not */
+int parse_expected(const char *s, int *err);
 
 /* io.c: fixed-buffer I/O on a registered buffer */
 struct stat3 { double min, med, max; };
@@ -204,7 +206,11 @@ struct io_result {
 	uint64_t ios;
 	struct stat3 fixed_mibs, plain_mibs, ratio;
 	double fixed_iops, plain_iops;	/* medians */
+	/* fio rows only: medians of clat p50, p99, p99.9 (us), usr, sys CPU */
+	bool have_fio;
+	double fio[5];
 };
+struct stat3 stat3_of(double *v, unsigned int n);
 struct io_uring;
 int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
 	   struct io_result *r);
@@ -230,8 +236,12 @@ int ring_init_err(int ret);
 int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 		  const struct contract *c);
 
-/* output.c */
+/* output.c; NaN figures and negative counts are written as "-" */
 struct row {
+	/* a row of another tool (fio-jobs/fio2csv.sh): NULL for longpin's */
+	const char *source;		/* NULL: "harness" */
+	const char *timestamp;		/* NULL: now */
+	const char *accel;		/* NULL: cpu_accel() */
 	const char *kernel;
 	const char *contract;
 	const char *mem;
@@ -258,6 +268,10 @@ struct row {
 	const char *note;
 };
 int csv_append(const char *path, const struct row *r, unsigned int repeat);
+int csv_append_rows(const char *path, const struct row *r, size_t n,
+		    unsigned int repeat);
+bool csv_is_header(const char *line);
+const char *row_verdict(const struct row *r);
 int csv_verify(FILE *f, const char *path);
 int csv_to_stdout(void);
 void table_print(const struct row *r, bool header, const struct opts *o);

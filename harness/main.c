@@ -231,12 +231,13 @@ static bool pages_touched(const struct row *r)
 static const char *judge(struct row *r, const struct contract *c,
 			 char *note, size_t n)
 {
+	const char *verdict;
+
 	r->have_expected = contract_lookup(c, r->mem, r->pf, r->size,
 					   &r->expected, &r->nofault);
-	if (!r->have_expected)
-		return "unchecked";
-	if (r->result != r->expected)
-		return "fail";
+	verdict = row_verdict(r);
+	if (strcmp(verdict, "pass"))
+		return verdict;
 	if (r->nofault && pages_touched(r)) {
 		snprintf(note, n,
 			 "the attempt faulted pages: resident %ld -> %ld, dirty %ld -> %ld kB",

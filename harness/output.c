@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdlib.h>
@@ -56,27 +57,54 @@ static void put_expected(FILE *f, const struct row *r)
 		fprintf(f, ",-%s", errno_name(r->expected));
 }
 
+/* A figure, or "-" when not measured (NaN). */
+static void put_num(FILE *f, const char *fmt, double v)
+{
+	if (isnan(v)) {
+		fputs(",-", f);
+		return;
+	}
+	fputc(',', f);
+	fprintf(f, fmt, v);
+}
+
+static void put_stat3(FILE *f, const char *fmt, const struct stat3 *s)
+{
+	put_num(f, fmt, s->min);
+	put_num(f, fmt, s->med);
+	put_num(f, fmt, s->max);
+}
+
 static void put_io(FILE *f, const struct row *r, unsigned int repeat)
 {
 	const struct io_result *io = &r->io;
+	int i;
 
+	fprintf(f, ",%s", io->check[0] ? io->check : "-");
+	put_text(f, io->target[0] ? io->target : "-");
 	if (!io->done) {
-		fprintf(f, ",%s", io->check[0] ? io->check : "-");
-		put_text(f, io->target[0] ? io->target : "-");
 		fputs(",-,-,-,-,-", f);
-		fputs(",-,-,-,-,-,-,-,-,-,-,-", f);
+		fputs(",-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-", f);
 		return;
 	}
-	fprintf(f, ",%s", io->check);
-	put_text(f, io->target);
-	fprintf(f, ",%d,%u,%u,%llu,%u", io->direct, io->bs, io->qd,
-		(unsigned long long)io->ios, repeat);
-	fprintf(f, ",%.1f,%.1f,%.1f,%.0f", io->fixed_mibs.min,
-		io->fixed_mibs.med, io->fixed_mibs.max, io->fixed_iops);
-	fprintf(f, ",%.1f,%.1f,%.1f,%.0f", io->plain_mibs.min,
-		io->plain_mibs.med, io->plain_mibs.max, io->plain_iops);
-	fprintf(f, ",%.3f,%.3f,%.3f", io->ratio.min, io->ratio.med,
-		io->ratio.max);
+	fprintf(f, ",%d,%u,%u", io->direct, io->bs, io->qd);
+	/* no pass measured (fio: every job failed), no I/O count */
+	if (isnan(io->fixed_mibs.med) && isnan(io->plain_mibs.med))
+		fputs(",-", f);
+	else
+		fprintf(f, ",%llu", (unsigned long long)io->ios);
+	fprintf(f, ",%u", repeat);
+	put_stat3(f, "%.1f", &io->fixed_mibs);
+	put_num(f, "%.0f", io->fixed_iops);
+	put_stat3(f, "%.1f", &io->plain_mibs);
+	put_num(f, "%.0f", io->plain_iops);
+	put_stat3(f, "%.3f", &io->ratio);
+	for (i = 0; i < 5; i++) {
+		if (io->have_fio)
+			put_num(f, "%.1f", io->fio[i]);
+		else
+			fputs(",-", f);
+	}
 }
 
 static void put_cycles(FILE *f, const struct cycles_result *c)
@@ -101,7 +129,9 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	int i;
 
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	fprintf(f, "%d,harness,%s", LONGPIN_SCHEMA, ts);
+	fprintf(f, "%d,%s,%s", LONGPIN_SCHEMA,
+		r->source ? r->source : "harness",
+		r->timestamp ? r->timestamp : ts);
 	put_text(f, r->kernel);
 	fprintf(f, ",%s,%s,%s,%zu,%s,%s,%d", r->contract, r->mem,
 		prefault_name(r->pf), r->size, r->op ? r->op : "register",
@@ -109,10 +139,15 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_long(f, r->thp_kb);
 	fprintf(f, ",%d,%s", r->result, errno_name(r->result));
 	put_expected(f, r);
-	fprintf(f, ",%s,%.1f,%.1f", r->verdict, r->reg_ns, r->unreg_ns);
+	fprintf(f, ",%s", r->verdict);
+	put_num(f, "%.1f", r->reg_ns);
+	put_num(f, "%.1f", r->unreg_ns);
 	for (i = 0; i < 3; i++)
 		put_long(f, r->vmpin[i]);
-	fprintf(f, ",%ld", r->vmpin[2] - r->vmpin[0]);
+	if (r->vmpin[0] < 0 && r->vmpin[2] < 0)
+		fputs(",-", f);
+	else
+		fprintf(f, ",%ld", r->vmpin[2] - r->vmpin[0]);
 	put_long(f, r->pin_acq);
 	put_long(f, r->pin_rel);
 	for (i = 0; i < LP_NR_KCOUNTERS; i++)
@@ -122,11 +157,27 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_long(f, r->dirty_kb[0]);
 	put_long(f, r->dirty_kb[1]);
 	put_io(f, r, repeat);
-	fputs(",-,-,-,-,-", f);
-	put_cycles(f, &r->cyc);
-	fprintf(f, ",%s", cpu_accel());
+	if (r->source)		/* another tool's row: no cycles, no prober */
+		fputs(",-,-,-,-,-,-,-", f);
+	else
+		put_cycles(f, &r->cyc);
+	fprintf(f, ",%s", r->accel ? r->accel : cpu_accel());
 	put_text(f, r->note);
 	fputc('\n', f);
+}
+
+/* A row's verdict from its answer and the contract's (-: unchecked). */
+const char *row_verdict(const struct row *r)
+{
+	if (!r->have_expected)
+		return "unchecked";
+	return r->result == r->expected ? "pass" : "fail";
+}
+
+/* @line (with its newline) is longpin's CSV header. */
+bool csv_is_header(const char *line)
+{
+	return !strcmp(line, csv_header);
 }
 
 /* The number of the last line of @f (which is not empty). */
@@ -186,9 +237,9 @@ int csv_to_stdout(void)
 	return LP_OK;
 }
 
-/* The row, after the header when @header, in one malloc'ed buffer. */
-static char *row_text(const struct row *r, unsigned int repeat, bool header,
-		      size_t *len)
+/* The @n rows, after the header when @header, in one malloc'ed buffer. */
+static char *row_text(const struct row *r, size_t n, unsigned int repeat,
+		      bool header, size_t *len)
 {
 	char *buf = NULL;
 	FILE *m = open_memstream(&buf, len);
@@ -197,7 +248,8 @@ static char *row_text(const struct row *r, unsigned int repeat, bool header,
 		return NULL;
 	if (header)
 		fputs(csv_header, m);
-	put_row(m, r, repeat);
+	while (n--)
+		put_row(m, r++, repeat);
 	if (fclose(m)) {
 		free(buf);
 		return NULL;
@@ -232,7 +284,7 @@ static int write_whole(int fd, const char *buf, size_t len, off_t undo)
 }
 
 /* A regular file: locked, verified again, appended whole or not at all. */
-static int csv_append_file(const char *path, const struct row *r,
+static int csv_append_file(const char *path, const struct row *r, size_t n,
 			   unsigned int repeat)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), err;
@@ -257,7 +309,7 @@ static int csv_append_file(const char *path, const struct row *r,
 		if (ret != LP_OK)
 			goto out;
 	}
-	text = row_text(r, repeat, end == 0, &len);
+	text = row_text(r, n, repeat, end == 0, &len);
 	if (!text) {
 		ret = lp_err(LP_EUSAGE, "out of memory");
 		goto out;
@@ -275,10 +327,10 @@ out:
 
 /* stdout (--csv -), a pipe or a device: the header once, then rows. */
 static int csv_append_stream(const char *path, int fd, const struct row *r,
-			     unsigned int repeat)
+			     size_t n, unsigned int repeat)
 {
 	size_t len;
-	char *text = row_text(r, repeat, !stream_header, &len);
+	char *text = row_text(r, n, repeat, !stream_header, &len);
 	int err;
 
 	if (!text)
@@ -293,27 +345,33 @@ static int csv_append_stream(const char *path, int fd, const struct row *r,
 }
 
 /*
- * Append one row to @path ("-": stdout), with the header when the file is
+ * Append @n rows to @path ("-": stdout), with the header when the file is
  * new or empty. A regular file is locked so that parallel runs do not
- * interleave, and a row is written whole or not at all.
+ * interleave, and the rows are written whole or not at all.
  */
-int csv_append(const char *path, const struct row *r, unsigned int repeat)
+int csv_append_rows(const char *path, const struct row *r, size_t n,
+		    unsigned int repeat)
 {
 	struct stat st;
 	int fd, ret;
 
 	if (!strcmp(path, "-"))
 		return csv_append_stream(path, csv_out_fd >= 0 ? csv_out_fd :
-					 STDOUT_FILENO, r, repeat);
+					 STDOUT_FILENO, r, n, repeat);
 	if (stat(path, &st) || S_ISREG(st.st_mode))
-		return csv_append_file(path, r, repeat);
+		return csv_append_file(path, r, n, repeat);
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			      path, strerror(errno));
-	ret = csv_append_stream(path, fd, r, repeat);
+	ret = csv_append_stream(path, fd, r, n, repeat);
 	close(fd);
 	return ret;
+}
+
+int csv_append(const char *path, const struct row *r, unsigned int repeat)
+{
+	return csv_append_rows(path, r, 1, repeat);
 }
 
 static void result_str(char *buf, size_t n, int v)
