@@ -123,6 +123,8 @@ int mem_tmpfile(struct mem *m, const char *dir, size_t len);
 void mem_describe_fd(struct mem *m, int fd);
 int mem_need_hugepages(const char *name, size_t len);
 int mem_half(const char *name, size_t size, size_t *half);
+/* mem_file.c: "tmpfs", "file" or "fsdax" for a file on @fs; NULL: none */
+const char *mem_file_kind(const char *fs, int dax);
 
 /* util.c */
 int lp_err(int code, const char *fmt, ...)

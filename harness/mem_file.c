@@ -14,42 +14,57 @@
 
 #include "mem_ops.h"
 
-enum file_kind { FK_TMPFS, FK_PAGECACHE, FK_DAX };
+enum file_kind { FK_TMPFS, FK_PAGECACHE, FK_DAX, FK_NONE };
 
-static bool fs_is_shmem(const char *fs)
+/*
+ * What a file on @fs (statx DAX: @dax) is to these backends. hugetlbfs and
+ * ramfs are neither tmpfs nor page cache that is written back: no type.
+ */
+static enum file_kind file_kind_of(const char *fs, int dax)
 {
-	return !strcmp(fs, "tmpfs") || !strcmp(fs, "hugetlbfs") ||
-	       !strcmp(fs, "ramfs");
+	if (dax == 1)
+		return FK_DAX;
+	if (!strcmp(fs, "tmpfs"))
+		return FK_TMPFS;
+	if (!strcmp(fs, "hugetlbfs") || !strcmp(fs, "ramfs"))
+		return FK_NONE;
+	return FK_PAGECACHE;
+}
+
+/* The start of the memory type of a file on @fs: "tmpfs", "file", "fsdax". */
+const char *mem_file_kind(const char *fs, int dax)
+{
+	static const char *const names[] = {
+		[FK_TMPFS] = "tmpfs", [FK_PAGECACHE] = "file",
+		[FK_DAX] = "fsdax", [FK_NONE] = NULL,
+	};
+
+	return names[file_kind_of(fs, dax)];
 }
 
 static int file_kind_check(const struct mem *m, const char *dir,
 			   enum file_kind kind, const char *name)
 {
+	if (file_kind_of(m->fs_type, m->dax) == kind)
+		return LP_OK;
 	switch (kind) {
 	case FK_TMPFS:
-		if (strcmp(m->fs_type, "tmpfs"))
-			return lp_err(LP_EUSAGE,
-				      "%s: --dir %s is %s, not tmpfs: give a tmpfs directory (default /dev/shm)",
-				      name, dir, m->fs_type);
-		break;
+		return lp_err(LP_EUSAGE,
+			      "%s: --dir %s is %s, not tmpfs: give a tmpfs directory (default /dev/shm)",
+			      name, dir, m->fs_type);
 	case FK_PAGECACHE:
-		if (fs_is_shmem(m->fs_type))
-			return lp_err(LP_EUSAGE,
-				      "%s: --dir %s is %s, not a page-cache filesystem: give a directory on ext4 or xfs, or use tmpfs-%s",
-				      name, dir, m->fs_type, strchr(name, '-') + 1);
 		if (m->dax == 1)
 			return lp_err(LP_EUSAGE,
 				      "%s: files in --dir %s are DAX: use fsdax-%s, or a mount without -o dax",
 				      name, dir, strchr(name, '-') + 1);
-		break;
-	case FK_DAX:
-		if (m->dax != 1)
-			return lp_err(LP_EUSAGE,
-				      "%s: a file in --dir %s (%s) is not DAX (statx has no STATX_ATTR_DAX): give a directory on a pmem filesystem mounted with -o dax",
-				      name, dir, m->fs_type);
-		break;
+		return lp_err(LP_EUSAGE,
+			      "%s: --dir %s is %s, not a page-cache filesystem: give a directory on ext4 or xfs, or use tmpfs-%s",
+			      name, dir, m->fs_type, strchr(name, '-') + 1);
+	default:
+		return lp_err(LP_EUSAGE,
+			      "%s: a file in --dir %s (%s) is not DAX (statx has no STATX_ATTR_DAX): give a directory on a pmem filesystem mounted with -o dax",
+			      name, dir, m->fs_type);
 	}
-	return LP_OK;
 }
 
 static int file_setup(struct mem *m, const struct opts *o,
