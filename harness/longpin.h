@@ -234,6 +234,9 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 /* main.c: io_uring_queue_init()'s failure as a one-line error */
 int ring_init_err(int ret);
 
+/* fio_import.c: longpin --fio-memtype, --fio-result, --fio-import */
+int fio_main(int argc, char **argv);
+
 /* lifetime.c: --lifetime CASE instead of the registration measurement */
 int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 		  const struct contract *c);

@@ -454,6 +454,9 @@ int main(int argc, char **argv)
 
 	/* rows reach a pipe (tee, a log) as they are made, not at exit */
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* the modes of fio-jobs/, with their own arguments (fio_import.c) */
+	if (argc > 1 && !strncmp(argv[1], "--fio-", 6))
+		return fio_main(argc - 1, argv + 1);
 	ret = opts_parse(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? LP_OK : ret;

@@ -21,6 +21,8 @@ static void usage(FILE *f)
 "               [--no-io] [--quiet] [--no-memlock-check]\n"
 "       longpin --lifetime CASE --mem TYPE [--size N] [--prefault P]\n"
 "               [--cycles N [--concurrent]] [--csv FILE]\n"
+"       longpin --fio-memtype MEM [FS_TYPE DAX] | --fio-result ERROR\n"
+"       longpin --fio-import RAWDIR OUT.csv ACCEL < JOBS.tsv\n"
 "       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
 "               [--expect CONTRACT]\n"
 "       longpin --list | --list-types | --list-contracts | --print-accel\n"
@@ -75,6 +77,12 @@ static void usage(FILE *f)
 "                  keep a second pin past unregistration, or fill the\n"
 "                  file system of the buffer's file (or of the I/O target)\n"
 "                  after its free-space check, as another writer would\n"
+"  --fio-memtype MEM  the memory type of fio's mem=MEM: MEMTYPE FS_TYPE DAX\n"
+"                  (tab separated; '-' none), the file system of mem=TYPE:FILE\n"
+"                  asked as the file types ask it, or given\n"
+"  --fio-result ERROR  fio's error as the CSV's result: 0 or -ENAME\n"
+"  --fio-import RAWDIR OUT.csv ACCEL  fio-jobs/fio2csv.sh's rows: one per\n"
+"                  line of RAWDIR/meta.tsv from fio's jobs on stdin\n"
 "\n"
 "Memory types:\n");
 	mem_list_help(f);
