@@ -1,50 +1,14 @@
-# memtype.sh (sourced, POSIX sh): longpin's memory type for fio's mem=
-# value, shared by run-fio.sh (guest: asks longpin's contract about it)
-# and fio2csv.sh (host: writes it in the memtype column), so both agree.
-#
-# fio_memtype MEM FS_TYPE DAX   (FS_TYPE/DAX of the mem= file, - / -1 if none)
-# What fio 3.33 does (memory.c): malloc -> malloc(3), page-aligned start
-# for O_DIRECT (glibc mmaps it: private anon); shm/shmhuge -> shmget
-# (+SHM_HUGETLB) + shmat; mmap -> MAP_PRIVATE anon, or MAP_PRIVATE of
-# the file (ftruncated by fio); mmapshared -> MAP_SHARED of the file (not
-# extended by fio), without a file it is MAP_PRIVATE anon; mmaphuge with a
-# file -> MAP_SHARED of the hugetlbfs file, which is what longpin's
-# memfd-hugetlb is (a hugetlbfs inode mapped shared); without a file
-# MAP_HUGETLB|MAP_PRIVATE anon = longpin's hugetlb.
-fio_memtype() {
-	case $1 in
-	malloc | mmap | mmapshared) echo anon ;;
-	shm) echo sysv-shm ;;
-	shmhuge) echo sysv-shm-huge ;;
-	mmaphuge) echo hugetlb ;;
-	mmaphuge:*) echo memfd-hugetlb ;;
-	mmap:* | mmapshared:*)
-		case $1 in mmapshared:*) _k=shared ;; *) _k=private ;; esac
-		if [ "$3" = 1 ]; then echo "fsdax-$_k"
-		elif [ "$2" = tmpfs ]; then echo "tmpfs-$_k"
-		elif [ "$2" = hugetlbfs ]; then echo memfd-hugetlb
-		else echo "file-$_k"
-		fi ;;
-	*) echo - ;;
-	esac
-}
+# memtype.sh (sourced, POSIX sh): what fio does with longpin's job files,
+# shared by run-fio.sh (guest) and tests/fio.sh. The memory type of fio's
+# mem= and the errno names are longpin's (longpin --fio-memtype MEM,
+# --fio-result ERROR: harness/fio_import.c), so that the guest, the host
+# and the harness agree.
 
 # fio_prefault RW: what fio did to the buffer before registering it.
 # init_io_u_buffers() fills every buffer of a job that writes (random
 # data, all of bs*iodepth) and leaves a read-only job's buffers untouched.
 fio_prefault() {
 	case $1 in *write* | *rw*) echo write ;; *) echo none ;; esac
-}
-
-# errno_name N: the errno name of N (fio's "error" field), E<N> if unknown.
-errno_name() {
-	case $1 in
-	1) echo EPERM ;; 2) echo ENOENT ;; 5) echo EIO ;; 7) echo E2BIG ;;
-	11) echo EAGAIN ;; 12) echo ENOMEM ;; 13) echo EACCES ;;
-	14) echo EFAULT ;; 16) echo EBUSY ;; 19) echo ENODEV ;;
-	22) echo EINVAL ;; 28) echo ENOSPC ;; 38) echo ENOSYS ;;
-	95) echo EOPNOTSUPP ;; *) echo "E$1" ;;
-	esac
 }
 
 # The job files carry literal defaults, so that fio runs them as they

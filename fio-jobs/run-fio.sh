@@ -17,6 +17,8 @@
 # that needs an unset one is skipped). The job files carry literal
 # defaults so that fio runs them as they are; run-fio.sh runs copies in a
 # temp dir in which these ${VAR}s replace them (fio_jobvars, memtype.sh).
+# The memory type of each mem= and the errno names come from longpin
+# (--fio-memtype, --fio-result).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/memtype.sh"
@@ -50,16 +52,6 @@ bs=$(to_bytes "$BS") && [ "$bs" -gt 0 ] 2>/dev/null || die "bad BS=$BS"
 # from one page-aligned allocation: that is the buffer longpin is asked
 # about.
 regsize=$((bs * IODEPTH))
-
-# fs_of PATH: "FSTYPE DAX" of the mount holding PATH (longest mount
-# point prefix in /proc/mounts; DAX from the dax/dax=always option).
-fs_of() {
-	awk -v p="$1" '
-		{ m = $2; if ((p == m || index(p, m == "/" ? "/" : m "/") == 1) && length(m) >= best) {
-			best = length(m); fs = $3
-			dax = ($4 ~ /(^|,)dax(=always)?(,|$)/) ? 1 : 0 } }
-		END { print fs, dax }' /proc/mounts
-}
 
 # MAP_SHARED files must exist and be large enough (fio does not extend
 # them): BS*IODEPTH plus the page fio may skip to align, rounded to 1 MiB.
@@ -147,13 +139,12 @@ while IFS='|' read -r g pair mem target rw missing; do
 		[ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" -gt 0 ] 2>/dev/null ||
 			{ echo "$g|$pair" >>"$list.nohuge"; continue; } ;;
 	esac
-	case $mem in
-	*:*) fsdax=$(fs_of "$(dirname "${mem#*:}")") ;;
-	shm | shmhuge) fsdax="sysv -1" ;;
-	*) fsdax="- -1" ;;
-	esac
-	mfs=${fsdax% *} mdax=${fsdax#* }
-	memtype=$(fio_memtype "$mem" "$mfs" "$mdax")
+	# longpin's memory type, and the file system of mem=TYPE:FILE as its
+	# file types see it (a new file in FILE's directory)
+	mt=$("$LONGPIN" --fio-memtype "$mem") || die "$LONGPIN --fio-memtype $mem failed"
+	IFS=$tab read -r memtype mfs mdax <<EOT
+$mt
+EOT
 	prefault=$(fio_prefault "$rw")
 	# the running kernel's contract decides the verdict
 	exp=$("$LONGPIN" --print-expected --mem "$memtype" --prefault "$prefault" --size "$regsize" 2>/dev/null | tail -n 1)
@@ -210,7 +201,7 @@ $(awk -F'\t' -v g="$g" -v p="$pair" '$1 == g && $2 == p' "$meta")
 EOT
 	fe=$(error_of "$OUT/run.1.json" "$pair-fixed")
 	pe=$(error_of "$OUT/run.1.json" "$pair-plain")
-	case $fe in 0) result=0 ;; "?") result="?" ;; *) result=-$(errno_name "$fe") ;; esac
+	result=$("$LONGPIN" --fio-result "$fe" 2>/dev/null) || result="?"
 	msg="$memtype $prefault: result $result, $contract expects $expected; plain error $pe"
 	if { [ "$expected" != - ] && [ "$result" != "$expected" ]; } || [ "$pe" != 0 ]; then
 		echo "not ok $n $g/$pair # $msg"

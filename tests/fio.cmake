@@ -9,7 +9,8 @@ function(lp_fio_test case label)
     LABELS ${label})
 endfunction()
 
-foreach(case header convert convert-6.12 append error-text verdicts memtype jobs
+foreach(case header convert convert-6.12 append error-text verdicts memtype
+    memtype-dir jobs
     parse-only bad-usage bad-nodir bad-nometa bad-header bad-fields bad-norun
     bad-json bad-job bad-csv)
   lp_fio_test(${case} host)

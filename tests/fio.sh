@@ -179,7 +179,7 @@ bad-csv)
 memtype)
 	. "$J/memtype.sh"
 	while read -r mem fs dax exp; do
-		got=$(fio_memtype "$mem" "$fs" "$dax")
+		got=$("$LONGPIN" --fio-memtype "$mem" "$fs" "$dax" | cut -f 1)
 		[ "$got" = "$exp" ] || fail "mem=$mem on $fs dax=$dax: $got, want $exp"
 	done <<-'EOT'
 	malloc - -1 anon
@@ -195,9 +195,22 @@ memtype)
 	mmapshared:/mnt/tmpfs/f tmpfs 0 tmpfs-shared
 	mmap:/mnt/dax-ext4/f ext4 1 fsdax-private
 	mmapshared:/mnt/dax-xfs/f xfs 1 fsdax-shared
+	mmap:/mnt/ramfs/f ramfs 0 -
+	mmapshared:/mnt/ramfs/f ramfs 0 -
 	EOT
 	[ "$(fio_prefault randread)" = none ] && [ "$(fio_prefault randwrite)" = write ] || fail "prefault"
-	pass "fio mem= to longpin memory types" ;;
+	pass "fio mem= to longpin memory types (ramfs: none, as mem_file.c)" ;;
+memtype-dir)
+	# the file system of mem=TYPE:FILE, asked in FILE's directory
+	[ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || skip "/dev/shm is not tmpfs here"
+	[ "$("$LONGPIN" --fio-memtype mmapshared:/dev/shm/fio-buf)" = "$(printf 'tmpfs-shared\ttmpfs\t0')" ] ||
+		fail "mmapshared:/dev/shm/fio-buf: $("$LONGPIN" --fio-memtype mmapshared:/dev/shm/fio-buf)"
+	[ "$("$LONGPIN" --fio-memtype shm)" = "$(printf 'sysv-shm\tsysv\t-1')" ] || fail "shm"
+	rc=0; "$LONGPIN" --fio-memtype mmap:"$T"/none/f 2>"$T/err" || rc=$?
+	[ "$rc" = 2 ] && grep -q "cannot create a file" "$T/err" || fail "missing directory: exit $rc"
+	[ "$("$LONGPIN" --fio-result 95)" = -EOPNOTSUPP ] && [ "$("$LONGPIN" --fio-result 0)" = 0 ] ||
+		fail "--fio-result"
+	pass "mem=mmapshared:/dev/shm/F is tmpfs-shared; errno names from longpin" ;;
 jobs)
 	sh -n "$J/run-fio.sh" || fail "run-fio.sh: sh -n"
 	# every -fixed section has a -plain twin with the same lines but fixedbufs
