@@ -207,9 +207,10 @@ memtype-dir)
 		fail "mmapshared:/dev/shm/fio-buf: $("$LONGPIN" --fio-memtype mmapshared:/dev/shm/fio-buf)"
 	[ "$("$LONGPIN" --fio-memtype shm)" = "$(printf 'sysv-shm\tsysv\t-1')" ] || fail "shm"
 	rc=0; "$LONGPIN" --fio-memtype mmap:"$T"/none/f 2>"$T/err" || rc=$?
-	[ "$rc" = 2 ] && grep -q "cannot create a file" "$T/err" || fail "missing directory: exit $rc"
-	[ "$("$LONGPIN" --fio-result 95)" = -EOPNOTSUPP ] && [ "$("$LONGPIN" --fio-result 0)" = 0 ] ||
-		fail "--fio-result"
+	[ "$rc" = 2 ] || fail "missing directory: exit $rc"
+	grep -q "cannot create a file" "$T/err" || fail "missing directory: $(cat "$T/err")"
+	[ "$("$LONGPIN" --fio-result 95)" = -EOPNOTSUPP ] || fail "--fio-result 95"
+	[ "$("$LONGPIN" --fio-result 0)" = 0 ] || fail "--fio-result 0"
 	pass "mem=mmapshared:/dev/shm/F is tmpfs-shared; errno names from longpin" ;;
 jobs)
 	sh -n "$J/run-fio.sh" || fail "run-fio.sh: sh -n"
