@@ -6,7 +6,7 @@ foreach(case join missing-row schema-mismatch malformed no-header noise
     report mixed defect failures two-kernels cycles-mix fs-split baseline usage accel
     real)
   add_test(NAME compare/${case}
-    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/compare.sh ${case})
+    COMMAND bash ${CMAKE_SOURCE_DIR}/tests/host/compare.sh ${case})
   set_tests_properties(compare/${case} PROPERTIES
     SKIP_RETURN_CODE 77
     ENVIRONMENT "LONGPIN_COMPARE=$<TARGET_FILE:longpin-compare>;LONGPIN=$<TARGET_FILE:longpin>;LONGPIN_FILE_DIR=${CMAKE_BINARY_DIR}"

@@ -2,7 +2,7 @@
 # fio-jobs/fio2csv.sh on the captured outputs of tests/data/fio/, the job
 # files and the memory type mapping; "vm": the jobs in the stock guest.
 function(lp_fio_test case label)
-  add_test(NAME fio/${case} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/fio.sh ${case})
+  add_test(NAME fio/${case} COMMAND bash ${CMAKE_SOURCE_DIR}/tests/host/fio.sh ${case})
   set_tests_properties(fio/${case} PROPERTIES
     SKIP_RETURN_CODE 77
     ENVIRONMENT "LONGPIN=$<TARGET_FILE:longpin>;LONGPIN_SRC=${CMAKE_SOURCE_DIR}"

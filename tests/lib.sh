@@ -2,7 +2,7 @@
 # checks, exits 0 on pass, 1 on failure, 77 to skip with a printed reason.
 set -u
 
-LONGPIN=${LONGPIN:-$(dirname "$0")/../build/longpin}
+LONGPIN=${LONGPIN:-$(dirname "$0")/../../build/longpin}
 T=$(mktemp -d "${TMPDIR:-/tmp}/longpin-test.XXXXXX")
 _cleanups=()
 cleanup() {

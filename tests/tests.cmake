@@ -1,6 +1,7 @@
 # ctest tests. Labels: "host" runs on this machine's kernel, "vm" boots
 # kernels in QEMU (slow). A test that cannot run here exits 77: SKIP.
-set(LP_TESTS ${CMAKE_SOURCE_DIR}/tests)
+set(LP_TESTS ${CMAKE_SOURCE_DIR}/tests/host)
+set(LP_VMT ${CMAKE_SOURCE_DIR}/tests/vm)
 
 function(lp_test name)
   add_test(NAME ${name} COMMAND bash ${ARGN})
@@ -49,7 +50,7 @@ endforeach()
 
 # VM tests: boot kernels in QEMU (TCG). ./test.sh builds the kernels first;
 # a test that finds one missing builds it (under the cache's lock).
-set(LP_VM ${CMAKE_SOURCE_DIR}/vm/tests)
+set(LP_VM ${CMAKE_SOURCE_DIR}/tests/tool)
 function(lp_vm_test name)
   add_test(NAME ${name} COMMAND bash ${ARGN})
   set_tests_properties(${name} PROPERTIES
@@ -58,17 +59,17 @@ function(lp_vm_test name)
 endfunction()
 
 foreach(k stock patched debian-6.1 debian-6.12)
-  lp_vm_test(vm/${k}/boot-ndctl ${LP_VM}/boot-ndctl.sh ${k})
-  lp_vm_test(vm/${k}/fsdax ${LP_TESTS}/vm.sh fsdax ${k})
-  lp_vm_test(vm/${k}/matrix ${LP_TESTS}/vm.sh matrix ${k})
+  lp_vm_test(vm/${k}/boot-ndctl ${LP_VMT}/boot-ndctl.sh ${k})
+  lp_vm_test(vm/${k}/fsdax ${LP_VMT}/vm.sh fsdax ${k})
+  lp_vm_test(vm/${k}/matrix ${LP_VMT}/vm.sh matrix ${k})
 endforeach()
 # the debug kernel (KASAN, lockdep, DEBUG_VM): any report in dmesg fails
-lp_vm_test(vm/patched-debug/fsdax ${LP_TESTS}/vm.sh fsdax patched-debug)
-lp_vm_test(vm/patched-debug/matrix ${LP_TESTS}/vm.sh matrix patched-debug)
-lp_vm_test(vm/patched/counters ${LP_TESTS}/vm.sh counters patched)
-lp_vm_test(vm/patched/gup-test ${LP_TESTS}/vm.sh gup-test patched)
-lp_vm_test(vm/stock/nofault ${LP_TESTS}/vm.sh nofault stock)
-lp_vm_test(vm/stock/devdax-bad ${LP_TESTS}/vm.sh devdax-bad stock)
+lp_vm_test(vm/patched-debug/fsdax ${LP_VMT}/vm.sh fsdax patched-debug)
+lp_vm_test(vm/patched-debug/matrix ${LP_VMT}/vm.sh matrix patched-debug)
+lp_vm_test(vm/patched/counters ${LP_VMT}/vm.sh counters patched)
+lp_vm_test(vm/patched/gup-test ${LP_VMT}/vm.sh gup-test patched)
+lp_vm_test(vm/stock/nofault ${LP_VMT}/vm.sh nofault stock)
+lp_vm_test(vm/stock/devdax-bad ${LP_VMT}/vm.sh devdax-bad stock)
 foreach(t exit-status timeout signal warn-scan usage patch-fail cache boot-retry
     nvdimm-prepared fio-layer)
   lp_vm_test(vm/tool/${t} ${LP_VM}/${t}.sh)

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Common helpers for the vm/ tests.  Exit codes: 0 pass, 1 fail, 77 skip.
 set -uo pipefail
-VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VMDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../vm" && pwd)
 # shellcheck disable=SC2034 # used by the tests that source this file
 LPVM=$VMDIR/longpin-vm
 CACHE=${LONGPIN_CACHE:-$HOME/.cache/longpin}

@@ -1,9 +1,9 @@
 #!/bin/bash
 # compare.sh CASE: longpin-compare on the hand-made CSVs of
 # tests/data/compare/ (and on real rows for CASE real).
-. "$(dirname "$0")/lib.sh"
-COMPARE=${LONGPIN_COMPARE:-$(dirname "$0")/../build/longpin-compare}
-D=$(cd "$(dirname "$0")/data/compare" && pwd)
+. "$(dirname "$0")/../lib.sh"
+COMPARE=${LONGPIN_COMPARE:-$(dirname "$0")/../../build/longpin-compare}
+D=$(cd "$(dirname "$0")/../data/compare" && pwd)
 case=$1
 
 # run_compare ARGS...: stdout in $T/out, stderr in $T/err, status in $rc.

@@ -1,9 +1,9 @@
 #!/bin/bash
 # vm.sh CASE KERNEL: boot KERNEL with vm/longpin-vm and check longpin there.
 # Label "vm": slow (a QEMU boot each, TCG). Skips when QEMU is missing.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 case=$1 kernel=$2
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 vm=$repo/vm/longpin-vm
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
 export LONGPIN_BIN=$LONGPIN

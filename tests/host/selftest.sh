@@ -1,6 +1,6 @@
 #!/bin/bash
 # selftest.sh CASE: the harness's own checks catch what they must.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 case=$1
 case $case in

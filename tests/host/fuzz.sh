@@ -3,9 +3,9 @@
 # (in build-fuzz/ beside build/) and run it for SECONDS on a copy of
 # fuzz/corpus/TARGET. A crash, leak or sanitizer report fails the test and
 # the input is printed: add it to fuzz/corpus/TARGET and fix the parser.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 target=$1 secs=$2
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 bdir=${LONGPIN_FUZZ_BUILD:-$repo/build-fuzz}
 command -v clang >/dev/null || skip "clang missing (apt-get install -y clang libclang-rt-14-dev)"
 echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' >"$T/probe.c"

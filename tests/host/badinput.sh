@@ -2,7 +2,7 @@
 # badinput.sh CASE: one bad input; asserts the exit status, that the
 # message is one line naming the cause and the fix, and that nothing is
 # left behind.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 
 expect() { # STATUS REGEX ARGS...

@@ -2,10 +2,10 @@
 # lifetime.sh CASE: longpin --lifetime CASE on this machine's kernel, for
 # the memory types it applies to; every row must pass with VmPin balanced.
 # lifetime.sh all KERNEL: every case inside KERNEL (vm/longpin-vm), one boot.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 case=$1 kernel=${2:-}
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 # the page-cache types' place, read by longpin (tmpfs: /dev/shm)
 export LONGPIN_FILE_DIR=${LONGPIN_FILE_DIR:-$T}
 unset LONGPIN_TMPFS_DIR
