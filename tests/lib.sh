@@ -1,9 +1,30 @@
-# Shared helpers of the harness tests (sourced). A test prints what it
-# checks, exits 0 on pass, 1 on failure, 77 to skip with a printed reason.
+# shellcheck shell=bash
+# The one helper library of all tests (tests/host/, tests/vm/, tests/tool/),
+# sourced as . "$(dirname "$0")/../lib.sh". A test prints what it checks
+# and ends with pass (exit 0), fail (exit 1) or skip (exit 77, ctest's
+# SKIP_RETURN_CODE) and the reason: one line on stdout, after the output
+# it printed.
 set -u
 
-LONGPIN=${LONGPIN:-$(dirname "$0")/../../build/longpin}
-T=$(mktemp -d "${TMPDIR:-/tmp}/longpin-test.XXXXXX")
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LONGPIN=${LONGPIN:-$REPO/build/longpin}
+VMDIR=$REPO/vm
+# shellcheck disable=SC2034 # used by the tests that source this file
+LPVM=$VMDIR/longpin-vm
+CACHE=${LONGPIN_CACHE:-${HOME:-}/.cache/longpin}	# as longpin-vm
+
+pass() { echo "PASS: $*"; exit 0; }
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+# $T: the test's temp dir, removed at exit after the on_exit commands
+# (last registered first). Tests that boot guests (tests/vm/, tests/tool/)
+# keep it under the cache, beside longpin-vm's own temp dirs ($CACHE/tmp);
+# the host tests under $TMPDIR.
+case $(basename "$(cd "$(dirname "$0")" && pwd)") in
+vm | tool) T=$(mkdir -p "$CACHE/tmp" && mktemp -d "$CACHE/tmp/test.XXXXXX") ;;
+*) T=$(mktemp -d "${TMPDIR:-/tmp}/longpin-test.XXXXXX") ;;
+esac
 _cleanups=()
 cleanup() {
 	local i
@@ -12,10 +33,6 @@ cleanup() {
 }
 trap cleanup EXIT
 on_exit() { _cleanups+=("$*"); }
-
-pass() { echo "PASS: $*"; exit 0; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*"; exit 77; }
 
 is_root() { [ "$(id -u)" = 0 ]; }
 
@@ -58,4 +75,20 @@ no_leftovers() {
 	local left
 	left=$(find "$1" -maxdepth 1 \( -name 'longpin.??????' -o -name 'longpin-target.??????' \) 2>/dev/null)
 	[ -z "$left" ] || fail "left behind: $left"
+}
+
+# need_qemu: skip without QEMU.
+need_qemu() {
+	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (apt-get install -y qemu-system-x86)"
+}
+# need_kernel NAME: fail on a name that longpin-vm does not know (its one
+# list: longpin-vm kernels --names), skip when its sources cannot be had.
+need_kernel() {
+	"$LPVM" kernels --names | grep -qxF -- "$1" || fail "unknown kernel '$1'"
+	case $1 in
+	stock | patched*)
+		[[ -f /usr/src/linux-source-6.1.tar.xz ]] || skip "no /usr/src/linux-source-6.1.tar.xz (apt-get install -y linux-source-6.1)" ;;
+	debian-*)
+		command -v apt-get >/dev/null || skip "no apt-get to fetch $1" ;;
+	esac
 }

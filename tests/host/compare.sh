@@ -2,8 +2,8 @@
 # compare.sh CASE: longpin-compare on the hand-made CSVs of
 # tests/data/compare/ (and on real rows for CASE real).
 . "$(dirname "$0")/../lib.sh"
-COMPARE=${LONGPIN_COMPARE:-$(dirname "$0")/../../build/longpin-compare}
-D=$(cd "$(dirname "$0")/../data/compare" && pwd)
+COMPARE=${LONGPIN_COMPARE:-$REPO/build/longpin-compare}
+D=$REPO/tests/data/compare
 case=$1
 
 # run_compare ARGS...: stdout in $T/out, stderr in $T/err, status in $rc.

@@ -7,7 +7,7 @@
 # job files and the memory type mapping; CASE vm-stock runs the jobs in
 # the stock guest.
 . "$(dirname "$0")/../lib.sh"
-ROOT=${LONGPIN_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+ROOT=${LONGPIN_SRC:-$REPO}
 J=$ROOT/fio-jobs
 D=$ROOT/tests/data/fio/stock
 case=${1:-}

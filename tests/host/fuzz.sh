@@ -5,7 +5,7 @@
 # the input is printed: add it to fuzz/corpus/TARGET and fix the parser.
 . "$(dirname "$0")/../lib.sh"
 target=$1 secs=$2
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$REPO
 bdir=${LONGPIN_FUZZ_BUILD:-$repo/build-fuzz}
 command -v clang >/dev/null || skip "clang missing (apt-get install -y clang libclang-rt-14-dev)"
 echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' >"$T/probe.c"

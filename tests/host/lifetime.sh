@@ -5,7 +5,7 @@
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 case=$1 kernel=${2:-}
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$REPO
 # the page-cache types' place, read by longpin (tmpfs: /dev/shm)
 export LONGPIN_FILE_DIR=${LONGPIN_FILE_DIR:-$T}
 unset LONGPIN_TMPFS_DIR

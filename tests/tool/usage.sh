@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Bad input gives a one-line error naming the cause and exit status 2.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 check() { # expected-regex args...
 	local re=$1 rc
 	shift
-	"$LPVM" "$@" >"$TT/out" 2>"$TT/err"
+	"$LPVM" "$@" >"$T/out" 2>"$T/err"
 	rc=$?
 	((rc == 2)) || fail "'longpin-vm $*' exited $rc, expected 2"
-	[[ $(wc -l <"$TT/err") -eq 1 ]] || fail "'longpin-vm $*' printed more than one line: $(cat "$TT/err")"
-	grep -qE -- "$re" "$TT/err" || fail "'longpin-vm $*' message does not match /$re/: $(cat "$TT/err")"
+	[[ $(wc -l <"$T/err") -eq 1 ]] || fail "'longpin-vm $*' printed more than one line: $(cat "$T/err")"
+	grep -qE -- "$re" "$T/err" || fail "'longpin-vm $*' message does not match /$re/: $(cat "$T/err")"
 }
 check "no verb"
 check "unknown verb 'frobnicate'" frobnicate

@@ -2,7 +2,7 @@
 # Boot KERNEL (default stock) and check: fsdax and devdax namespaces exist, the
 # two -o dax mounts really are DAX (statx STATX_ATTR_DAX), the other mounts and
 # devices are there, and "boot to first result" is printed.
-. "$(dirname "$0")/../tool/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu
 need_kernel "$K"
@@ -17,16 +17,16 @@ for d in "$LONGPIN_DEVDAX" "$LONGPIN_PMEM" "$LONGPIN_NULLBLK"; do [ -e "$d" ] &&
 grep -q " $LONGPIN_TMPFS_DIR tmpfs " /proc/mounts && echo "MNT ok tmpfs"
 grep -q " $LONGPIN_HUGETLBFS hugetlbfs " /proc/mounts && echo "MNT ok hugetlbfs"
 echo "KERNEL $LONGPIN_KERNEL"
-' >"$TT/out" 2>"$TT/err"
+' >"$T/out" 2>"$T/err"
 rc=$?
-cat "$TT/out"
-cat "$TT/err"
+cat "$T/out"
+cat "$T/err"
 ((rc == 0)) || fail "longpin-vm run exited $rc"
-grep -q '"mode":"fsdax"' "$TT/out" || fail "no fsdax namespace in ndctl list -N"
-grep -q '"mode":"devdax"' "$TT/out" || fail "no devdax namespace in ndctl list -N"
+grep -q '"mode":"fsdax"' "$T/out" || fail "no fsdax namespace in ndctl list -N"
+grep -q '"mode":"devdax"' "$T/out" || fail "no devdax namespace in ndctl list -N"
 check_attr() { # mount want(0|1)
 	local a
-	a=$(awk -v m="$1" '$1 == "ATTR" && $2 == m {print $3}' "$TT/out")
+	a=$(awk -v m="$1" '$1 == "ATTR" && $2 == m {print $3}' "$T/out")
 	[[ -n $a ]] || fail "no statx attributes for $1"
 	if (($2)); then (((a & 0x200000) != 0)) || fail "$1 is not DAX (statx attributes $a)"
 	else (((a & 0x200000) == 0)) || fail "$1 is DAX but should not be (statx attributes $a)"; fi
@@ -35,9 +35,9 @@ check_attr /mnt/dax-ext4 1
 check_attr /mnt/dax-xfs 1
 check_attr /mnt/ext4 0
 check_attr /mnt/xfs 0
-grep -q 'DEV missing' "$TT/out" && fail "$(grep 'DEV missing' "$TT/out")"
-grep -q 'MNT ok tmpfs' "$TT/out" || fail "no tmpfs mount"
-grep -q 'MNT ok hugetlbfs' "$TT/out" || fail "no hugetlbfs mount"
-grep -q "KERNEL $K" "$TT/out" || fail "LONGPIN_KERNEL is not $K"
-grep -qE 'boot to first result: [0-9]+\.[0-9] s' "$TT/err" || fail "no 'boot to first result' line"
-pass "$K: fsdax + devdax namespaces, DAX on ext4 and xfs, $(grep -oE 'boot to first result: [0-9.]+ s' "$TT/err")"
+grep -q 'DEV missing' "$T/out" && fail "$(grep 'DEV missing' "$T/out")"
+grep -q 'MNT ok tmpfs' "$T/out" || fail "no tmpfs mount"
+grep -q 'MNT ok hugetlbfs' "$T/out" || fail "no hugetlbfs mount"
+grep -q "KERNEL $K" "$T/out" || fail "LONGPIN_KERNEL is not $K"
+grep -qE 'boot to first result: [0-9]+\.[0-9] s' "$T/err" || fail "no 'boot to first result' line"
+pass "$K: fsdax + devdax namespaces, DAX on ext4 and xfs, $(grep -oE 'boot to first result: [0-9.]+ s' "$T/err")"

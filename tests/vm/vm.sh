@@ -3,8 +3,8 @@
 # Label "vm": slow (a QEMU boot each, TCG). Skips when QEMU is missing.
 . "$(dirname "$0")/../lib.sh"
 case=$1 kernel=$2
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-vm=$repo/vm/longpin-vm
+repo=$REPO
+vm=$LPVM
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
 export LONGPIN_BIN=$LONGPIN
 
