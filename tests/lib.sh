@@ -44,6 +44,27 @@ csv_get() {
 		NR == row + 1 { if (c) print $c; else print "NO-COLUMN-" col }' "$1"
 }
 
+# The fio importer (tests/host/fio.sh, tests/vm/fio.sh): its CSV rows
+# are found by the fio pair that their note names.
+# conv ARGS...: $J/fio2csv.sh (J: the fio-jobs directory), stdout in
+# $T/out, stderr in $T/err, status in $rc
+conv() {
+	echo "+ fio2csv.sh $*"
+	rc=0
+	"$J/fio2csv.sh" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	cat "$T/err"
+}
+# col CSV PAIR COLUMN: COLUMN of the row whose note names the fio pair PAIR
+col() {
+	awk -F, -v p=",fio $2 mem=" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		index($0, p) { print (k ? $k : "NO-COLUMN-" c) }' "$1"
+}
+want() { # CSV PAIR COLUMN VALUE
+	local v; v=$(col "$1" "$2" "$3")
+	[ "$v" = "$4" ] || fail "$2: $3 is '$v', want '$4'"
+}
+is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
+
 # run_longpin ARGS...: runs longpin, stdout+stderr in $T/out, status in $rc.
 # PREFIX=(cmd ...) runs longpin under cmd (prlimit, setpriv).
 PREFIX=()

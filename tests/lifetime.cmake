@@ -1,5 +1,5 @@
 # longpin --lifetime CASE: host tests on this machine's kernel, and one
-# boot per kernel running every case (tests/lifetime.sh, harness/guest-lifetime.sh).
+# boot per kernel running every case (tests/vm/lifetime.sh, harness/guest-lifetime.sh).
 foreach(case munmap fork truncate punch mremap reclaim reclaim-pinned
     unreg-inflight close-ring
     update cycles limits memlock)
@@ -13,5 +13,5 @@ set_tests_properties(lifetime/munmap lifetime/fork lifetime/mremap
 # system-wide pin counters: nothing else of ours runs meanwhile
 set_tests_properties(lifetime/cycles PROPERTIES RUN_SERIAL TRUE)
 foreach(k stock patched patched-debug)
-  lp_vm_test(vm/${k}/lifetime ${LP_TESTS}/lifetime.sh all ${k})
+  lp_vm_test(vm/${k}/lifetime ${LP_VMT}/lifetime.sh ${k})
 endforeach()

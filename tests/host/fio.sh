@@ -4,8 +4,8 @@
 # debian-6.12/ (run-fio.sh in those guests, JSON trimmed with jq to the
 # fields the converter reads: jobname, error, bw/iops/ios, 3 clat
 # percentiles, cpu), the
-# job files and the memory type mapping; CASE vm-stock runs the jobs in
-# the stock guest.
+# job files and the memory type mapping. The jobs in the stock guest:
+# tests/vm/fio.sh.
 . "$(dirname "$0")/../lib.sh"
 ROOT=${LONGPIN_SRC:-$REPO}
 J=$ROOT/fio-jobs
@@ -14,25 +14,6 @@ case=${1:-}
 
 command -v jq >/dev/null || skip "no jq (apt-get install -y jq)"
 
-# conv ARGS...: fio2csv.sh, stdout in $T/out, stderr in $T/err, status in $rc
-conv() {
-	echo "+ fio2csv.sh $*"
-	rc=0
-	"$J/fio2csv.sh" "$@" >"$T/out" 2>"$T/err" || rc=$?
-	cat "$T/err"
-}
-# row CSV PAIR: the row whose note names the fio pair PAIR
-row() { grep -F ",fio $2 mem=" "$1"; }
-# col CSV PAIR COLUMN: COLUMN of that row
-col() {
-	awk -F, -v p=",fio $2 mem=" -v c="$3" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
-		index($0, p) { print (k ? $k : "NO-COLUMN-" c) }' "$1"
-}
-want() { # CSV PAIR COLUMN VALUE
-	local v; v=$(col "$1" "$2" "$3")
-	[ "$v" = "$4" ] || fail "$2: $3 is '$v', want '$4'"
-}
-is_num() { [[ $1 =~ ^[0-9]+(\.[0-9]+)?$ ]]; }
 # bad DIR MESSAGE: exit 2, one line on stderr containing MESSAGE, no row
 bad() {
 	conv "$1" "$T/bad.csv"
@@ -264,30 +245,6 @@ parse-only)
 	done
 	[ -z "$bad" ] || fail "fio --parse-only without environment fails:$bad"
 	pass "$n job files parse with an empty environment from another directory" ;;
-vm-stock)
-	VM=$ROOT/vm/longpin-vm
-	[ -x "$VM" ] || skip "no vm/longpin-vm"
-	"$VM" kernels 2>/dev/null | grep -qE '^stock +built' || skip "stock kernel not built (vm/longpin-vm build --kernel stock)"
-	# null_blk (every memory type) and the pmem block device: ~45 s of fio
-	rc=0
-	"$VM" run --kernel stock --timeout 400 --out "$T/res" --add "$J:/fio-jobs" --fio -- \
-		/fio-jobs/run-fio.sh nullb pmem >"$T/vm.log" 2>&1 || rc=$?
-	grep -E '^(not )?ok |^# ' "$T/vm.log"
-	[ -f "$T/res/fio/meta.tsv" ] || { tail -20 "$T/vm.log"; fail "no results from the guest (exit $rc)"; }
-	[ "$rc" = 0 ] || fail "run-fio.sh exited $rc in the guest"
-	conv "$T/res/fio" "$T/o.csv"; [ "$rc" = 0 ] || fail "fio2csv.sh exit status $rc"
-	p=mmapshared-daxext4-nullb
-	want "$T/o.csv" $p memtype fsdax-shared
-	want "$T/o.csv" $p result -95
-	want "$T/o.csv" $p expected -EOPNOTSUPP
-	want "$T/o.csv" $p verdict pass
-	want "$T/o.csv" $p kernel 6.1.192
-	want "$T/o.csv" $p accel tcg
-	for p in $(awk -F, 'NR > 1 && $9 ~ /-nullb$/ && $13 == 0 { n = split($64, a, " "); print a[2] }' "$T/o.csv"); do
-		is_num "$(col "$T/o.csv" "$p" ratio_med)" || fail "$p: no fixed/plain ratio"
-	done
-	[ -n "${p:-}" ] || fail "no registered null_blk row"
-	pass "stock: fsdax-shared -EOPNOTSUPP pass; every registered null_blk row has a ratio" ;;
 *)
 	echo "usage: fio.sh CASE" >&2; exit 2 ;;
 esac

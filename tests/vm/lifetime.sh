@@ -1,0 +1,90 @@
+#!/bin/bash
+# lifetime.sh KERNEL: every longpin --lifetime case inside KERNEL
+# (vm/longpin-vm), one boot running vm/guest/run.sh lifetime; every row
+# passes against the kernel's contract (or is its known data loss), VmPin
+# balanced. The cases one by one on this machine's kernel: tests/host/lifetime.sh.
+. "$(dirname "$0")/../lib.sh"
+export TMPDIR=$T
+kernel=$1
+repo=$REPO
+
+command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
+case $kernel in
+stock|debian-6.1) contract=linux-6.1 ;;
+patched|patched-debug) contract=longpin ;;
+debian-6.12) contract=linux-6.5+ ;;
+*) fail "unknown kernel $kernel" ;;
+esac
+runas=$(dirname "$LONGPIN")/lp-runas
+[ -x "$runas" ] || fail "no $runas (built by CMake beside longpin)"
+export LONGPIN_BIN=$LONGPIN
+# KASAN and lockdep under TCG: 1,000 cycles instead of 10,000
+cycles=10000
+[ "$kernel" = patched-debug ] && cycles=1000
+rc=0
+"$repo/vm/longpin-vm" run --kernel "$kernel" --timeout 1500 --out "$T/res" \
+	--add "$repo/vm/guest:/opt/longpin" --add "$runas:/usr/bin/lp-runas" -- \
+	env LONGPIN_LT_CYCLES="$cycles" sh /opt/longpin/run.sh lifetime \
+	>"$T/out" 2>&1 || rc=$?
+cat "$T/out"
+csv=$T/res/lifetime.csv
+[ -f "$csv" ] || fail "no CSV from the guest (exit $rc)"
+[ "$rc" = 0 ] || fail "guest exit status $rc"
+grep -q "^not ok" "$T/out" && fail "a case failed in the guest"
+skips=$(grep -c "# SKIP" "$T/out")
+# every row pass against the kernel's contract, no leak; "defect" only
+# where the contract lists a known data loss (never on patched)
+awk -F, -v c="$contract" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	($h["verdict"] != "pass" && $h["verdict"] != "defect") ||
+	$h["vmpin_leak_kb"] != 0 || $h["contract"] != c {
+		print "bad row: " $0; bad = 1 }
+	$h["verdict"] == "defect" && ($h["op"] !~ /^lifetime-reclaim/ || c == "longpin") {
+		print "defect row: " $0; bad = 1 }
+	END { exit bad }' "$csv" || fail "rows not all pass against $contract"
+rows=$(awk -F, 'NR > 1' "$csv" | grep -c .)
+get() { awk -F, -v op="$1" -v m="$2" -v col="$3" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$h["op"] == op && $h["memtype"] == m { print $h[col] }' "$csv"; }
+# reclaim: every type the contract registers has its rows, and the
+# data survives unpin and reclaim except where the contract says it
+# is lost: stock 6.1 loses the READ_FIXED data of read-prefaulted
+# memfd (the defect kernel-patches/ fixes), patched loses nothing
+lost=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+	$h["verdict"] == "defect" { printf "%s%s/%s/%s", s, substr($h["op"], 10), $h["memtype"], $h["prefault"]; s = " " }' "$csv")
+case $contract in
+longpin) [ -z "$lost" ] || fail "data lost on $contract: $lost" ;;
+*) echo "$lost" | grep -q "reclaim/memfd/read" || fail "stock 6.1 should lose read-prefaulted memfd data: lost only '$lost'" ;;
+esac
+echo "known data loss on $kernel: ${lost:-none}"
+# update answers what the contract says for registering each type;
+# munmap, unreg-inflight, close-ring ran on every type the contract
+# lets register (none skipped for want of a file system or device)
+types=$("$LONGPIN" --list)
+for m in $types; do
+	want=$("$LONGPIN" --print-expected --expect "$contract" --mem "$m" --size 4M | cut -f5 | sort -u)
+	if [ "$want" = 0 ]; then
+		for c in munmap reclaim reclaim-pinned unreg-inflight close-ring; do
+			[ -n "$(get lifetime-$c "$m" verdict)" ] || fail "$c $m: no row, though $contract registers $m"
+		done
+	fi
+	got=$(get lifetime-update "$m" result | sort -u)
+	[ "$want" = 0 ] || want=$(echo "$want" | sed 's/^-//')
+	[ "$got" = 0 ] || got=$(get lifetime-update "$m" errno | sort -u)
+	[ "$got" = "$want" ] || fail "update $m: $got, contract $contract says $want"
+done
+# limits
+[ "$(get limit-nbufs-16384 anon result) $(get limit-nbufs-16385 anon errno) $(get limit-1g anon result) $(get limit-1g+4k anon errno)" = "0 EINVAL 0 EFAULT" ] ||
+	fail "limits: want 0 EINVAL 0 EFAULT"
+# memlock: 64 kB at a 64 kB limit (6.1 charges no ring pages), 68 kB -ENOMEM
+ml=$(get lifetime-memlock anon result | tr '\n' ' ')
+[ "$ml" = "0 -12 0 " ] || fail "memlock 64K/68K/60K under 64K: $ml, want 0 -12 0"
+grep -q "RLIMIT_MEMLOCK is 64 kB and 0 kB are charged already: it needs at least 68 kB" "$T/out" ||
+	fail "no 'needs at least 68 kB' message"
+# cycles: a row per memory type, each the contract's answer every time,
+# and the system-wide pins balanced over all of them
+for m in $types; do
+	[ "$(get lifetime-cycles "$m" note | grep -c "^$cycles cycles of")" = 1 ] ||
+		fail "cycles $m: no row of $cycles cycles"
+done
+cyc=$(grep -o "cycles balanced: .*" "$T/out") || fail "no 'cycles balanced' line"
+echo "$cyc"
+pass "$kernel: $rows rows, all pass against $contract ($skips skipped); data lost (known defect): ${lost:-none}; update as the contract; limits 0/EINVAL/0/EFAULT; memlock 64K at 64K ok, 68K ENOMEM; cycles: $cyc; $(grep -o 'boot to first result: [0-9.]* s' "$T/out")"
