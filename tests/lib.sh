@@ -44,6 +44,33 @@ csv_get() {
 		NR == row + 1 { if (c) print $c; else print "NO-COLUMN-" col }' "$1"
 }
 
+# csv_awk FILE [AWK-OPTIONS...] PROGRAM: awk -F, -v OFS=, PROGRAM on FILE,
+# where col(NAME) is the number of the header's column NAME: read and set
+# fields by name ($col("verdict")), never by position. PROGRAM sees the
+# header (NR == 1) too. An unknown NAME prints a message and exits 2 (an
+# END rule's own exit wins, so leave those out). -F'\t' -v OFS='\t'
+# after FILE reads a TSV.
+csv_awk() {
+	local f=$1 prog=${!#}
+	awk -F, -v OFS=, "${@:2:$#-2}" '
+		function col(n) {
+			if (!(n in _col)) { print "csv_awk: no column " n " in " FILENAME >"/dev/stderr"; exit 2 }
+			return _col[n]
+		}
+		NR == 1 { for (_i = 1; _i <= NF; _i++) { _h = $_i; sub(/\r$/, "", _h); _col[_h] = _i } }
+		'"$prog" "$f"
+}
+
+# csv_cols FILE COLUMN...: the named columns of every data row, a line
+# per row, separated by spaces.
+csv_cols() {
+	local f=$1
+	shift
+	csv_awk "$f" -v names="$*" '
+		NR == 1 { n = split(names, w, " "); for (j = 1; j <= n; j++) k[j] = col(w[j]); next }
+		{ s = $k[1]; for (j = 2; j <= n; j++) s = s " " $k[j]; print s }'
+}
+
 # The fio importer (tests/host/fio.sh, tests/vm/fio.sh): its CSV rows
 # are found by the fio pair that their note names.
 # conv ARGS...: $J/fio2csv.sh (J: the fio-jobs directory), stdout in

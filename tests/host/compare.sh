@@ -30,11 +30,16 @@ bad_input() {
 	[ ! -s "$T/out" ] || fail "output on stdout despite the error"
 }
 
-# add_row KERNEL AWK: append to $T/KERNEL.csv the first written anon row
-# of $D/KERNEL.csv, changed by the awk statements AWK (fields by number)
+# add_row KERNEL COLUMN=VALUE...: append to $T/KERNEL.csv the first
+# written anon row of $D/KERNEL.csv with those columns set
 add_row() {
-	grep ',anon,write,' "$D/$1.csv" | head -1 |
-		awk -F, -v OFS=, "{ $2; print }" >>"$T/$1.csv"
+	local k=$1
+	shift
+	csv_awk "$D/$k.csv" -v set="$*" '
+		NR == 1 { n = split(set, a, " ")
+			for (j = 1; j <= n; j++) { e = index(a[j], "="); c[j] = col(substr(a[j], 1, e - 1)); v[j] = substr(a[j], e + 1) }
+			next }
+		$col("memtype") == "anon" && $col("prefault") == "write" { for (j = 1; j <= n; j++) $c[j] = v[j]; print; exit }' >>"$T/$k.csv"
 }
 
 case $case in
@@ -110,8 +115,7 @@ mixed)
 	# a repeat of anon write that answered -EFAULT and failed: the
 	# combined result is mixed, the verdicts too
 	cp "$D/patched.csv" "$T/patched.csv"
-	grep ',anon,write,' "$D/patched.csv" | head -1 |
-		awk -F, -v OFS=, '{ $13 = -14; $14 = "EFAULT"; $16 = "fail"; print }' >>"$T/patched.csv"
+	add_row patched result=-14 errno=EFAULT verdict=fail
 	run_compare "$D/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "anon write 4M: stock 0, patched mixed 0/-EFAULT"
@@ -123,8 +127,8 @@ defect)
 	# (verdict "defect"): counted apart, listed, DATA LOST in the table,
 	# brown in the verdict grid; never a pass
 	cp "$D/stock.csv" "$D/patched.csv" "$T/"
-	add_row stock '$6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = -5; $14 = "EIO"; $15 = -5; $16 = "defect"'
-	add_row patched '$6 = "memfd"; $7 = "read"; $9 = "lifetime-reclaim"; $13 = 0; $14 = "-"; $15 = 0; $16 = "pass"'
+	add_row stock memtype=memfd prefault=read op=lifetime-reclaim result=-5 errno=EIO expected=-5 verdict=defect
+	add_row patched memtype=memfd prefault=read op=lifetime-reclaim result=0 errno=- expected=0 verdict=pass
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0 +\?$' "$T/out" || fail "defect not counted apart"
@@ -138,8 +142,8 @@ failures)
 	# fail, each listed in its own section, and their grid cells carry
 	# the failure colour (white text on near black), not their errno's
 	cp "$D/stock.csv" "$D/patched.csv" "$T/"
-	add_row patched '$6 = "memfd"; $16 = "fail"; $22 = 4096'
-	add_row patched '$6 = "tmpfs-shared"; $16 = "fail"; $33 = "mismatch"'
+	add_row patched memtype=memfd verdict=fail vmpin_leak_kb=4096
+	add_row patched memtype=tmpfs-shared verdict=fail data_check=mismatch
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "Pins leaked"
@@ -154,8 +158,10 @@ cycles-mix)
 	# stock with --cycles (median 100 ns/page, first registration 1000),
 	# patched without them (first registration 500): the ratio is of
 	# first registrations, x2.00, not x0.20 (500 against stock's cycles)
-	awk -F, -v OFS=, 'NR > 1 && $6 == "anon" && $7 == "write" { $17 = 1000 } { print }' "$D/stock.csv" >"$T/stock.csv"
-	awk -F, -v OFS=, 'NR > 1 && $6 == "anon" && $7 == "write" { $17 = 500; $56 = 0; $57 = "-"; $58 = "-"; $59 = "-" } { print }' "$D/patched.csv" >"$T/patched.csv"
+	csv_awk "$D/stock.csv" 'NR > 1 && $col("memtype") == "anon" && $col("prefault") == "write" { $col("reg_ns_per_page") = 1000 } { print }' >"$T/stock.csv"
+	csv_awk "$D/patched.csv" 'NR > 1 && $col("memtype") == "anon" && $col("prefault") == "write" {
+		$col("reg_ns_per_page") = 500; $col("cycles") = 0
+		$col("cycle_reg_ns_min") = "-"; $col("cycle_reg_ns_med") = "-"; $col("cycle_reg_ns_max") = "-" } { print }' >"$T/patched.csv"
 	run_compare "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	rel_row "anon write 4M" | grep -q "x2.00" || fail "anon write 4M: want x2.00 (1000 against 500 ns/page, first registrations): $(rel_row "anon write 4M")"
@@ -207,10 +213,11 @@ usage)
 	has "$T/out" "usage: longpin-compare"
 	pass "usage errors exit 2 with one line" ;;
 accel)
-	# schema 2: the stock rows measured on bare metal, patched under TCG
+	# schema 2: the stock rows measured on bare metal, patched under TCG;
+	# accel goes before note, the last column
 	to_schema2() {
-		awk -F, -v OFS=, -v a="$2" '{ $NF = (NR == 1 ? "accel" : a) OFS $NF
-			if (NR > 1) $1 = 2; print }' "$D/$1.csv" >"$T/$1.csv"
+		csv_awk "$D/$1.csv" -v a="$2" '{ $col("note") = (NR == 1 ? "accel" : a) OFS $col("note")
+			if (NR > 1) $col("schema") = 2; print }' >"$T/$1.csv"
 	}
 	to_schema2 stock none; to_schema2 patched tcg
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"

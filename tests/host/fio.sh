@@ -38,7 +38,7 @@ convert)
 	[ "$(wc -l <"$T/o.csv")" = 27 ] || fail "$(wc -l <"$T/o.csv") lines, want header + 26"
 	n=$(awk -F, '{ print NF }' "$T/o.csv" | sort -u)
 	[ "$n" = 64 ] || fail "field counts: $n"
-	! awk -F, 'NR > 1 && $16 != "pass"' "$T/o.csv" | grep -q . || fail "a verdict is not pass on stock"
+	! csv_cols "$T/o.csv" verdict | grep -qvx pass || fail "a verdict is not pass on stock"
 	p=mmapshared-daxext4-nullb
 	want "$T/o.csv" $p source fio
 	want "$T/o.csv" $p memtype fsdax-shared
@@ -83,7 +83,7 @@ convert)
 	# the guest's accelerator goes into every row
 	copy; echo tcg >"$T/raw/accel"
 	conv "$T/raw" "$T/o2.csv"; [ "$rc" = 0 ] || fail "exit status $rc with an accel file"
-	[ "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") c = i; next } { print $c }' "$T/o2.csv" | sort -u)" = tcg ] ||
+	[ "$(csv_cols "$T/o2.csv" accel | sort -u)" = tcg ] ||
 		fail "accel is not tcg in every row"
 	pass "26 rows, 64 columns, accel from the guest; fsdax-shared -EOPNOTSUPP pass, malloc ratio x$(col "$T/o.csv" malloc-nullb ratio_med)" ;;
 convert-6.12)
@@ -91,7 +91,7 @@ convert-6.12)
 	conv "$ROOT/tests/data/fio/debian-6.12" "$T/o.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	[ "$(wc -l <"$T/o.csv")" = 27 ] || fail "$(wc -l <"$T/o.csv") lines, want header + 26"
-	! awk -F, 'NR > 1 && $16 != "pass"' "$T/o.csv" | grep -q . || fail "a verdict is not pass on 6.12"
+	! csv_cols "$T/o.csv" verdict | grep -qvx pass || fail "a verdict is not pass on 6.12"
 	want "$T/o.csv" malloc-nullb contract linux-6.5+
 	want "$T/o.csv" shm-nullb result 0
 	want "$T/o.csv" mmap-ext4-nullb result 0
@@ -122,8 +122,8 @@ error-text)
 verdicts)
 	copy
 	# a contract that expected a refusal of malloc, and none for shm
-	awk -F'\t' -v OFS='\t' '$2 == "malloc-nullb" { $14 = "-EOPNOTSUPP" } $2 == "shm-nullb" { $14 = "-" } 1' \
-		"$D/meta.tsv" >"$T/raw/meta.tsv"
+	csv_awk "$D/meta.tsv" -F'\t' -v OFS='\t' '$col("pair") == "malloc-nullb" { $col("expected") = "-EOPNOTSUPP" }
+		$col("pair") == "shm-nullb" { $col("expected") = "-" } 1' >"$T/raw/meta.tsv"
 	conv "$T/raw" "$T/o.csv"; [ "$rc" = 0 ] || fail "exit status $rc"
 	want "$T/o.csv" malloc-nullb verdict fail
 	want "$T/o.csv" shm-nullb verdict unchecked

@@ -143,7 +143,7 @@ cycles)
 limits)
 	lt anon --prefault none
 	rows_ok 4 limit-
-	got=$(awk -F, 'NR > 1 { print $9, $14 }' "$csv" | tr '\n' ' ')
+	got=$(csv_cols "$csv" op errno | tr '\n' ' ')
 	[ "$got" = "limit-nbufs-16384 - limit-nbufs-16385 EINVAL limit-1g - limit-1g+4k EFAULT " ] ||
 		fail "limits: $got"
 	lt_skip_limits=$("$LONGPIN" --lifetime limits --mem memfd >/dev/null 2>&1; echo $?)
@@ -175,7 +175,7 @@ memlock)
 	[ "$rc" = 0 ] || fail "$((at + 4))K: exit $rc"
 	grep -q "the kernel refused $((at + 4)) kB with -ENOMEM: RLIMIT_MEMLOCK is 64 kB and $charged kB are charged already: it needs at least $((at + 4 + charged)) kB" "$T/out" ||
 		fail "no 'needs at least' message"
-	[ "$(awk -F, 'END { print $14 }' "$csv")" = ENOMEM ] || fail "$((at + 4))K: want ENOMEM"
+	[ "$(csv_cols "$csv" errno | tail -n 1)" = ENOMEM ] || fail "$((at + 4))K: want ENOMEM"
 	rows_ok $(awk -F, 'NR > 1' "$csv" | grep -c .)
 	# --no-memlock-check: the plain row records the kernel's answer
 	as; run_longpin --mem anon --size 128K --no-io --no-memlock-check --csv "$T/p.csv"

@@ -27,7 +27,8 @@ want "$T/o.csv" $p expected -EOPNOTSUPP
 want "$T/o.csv" $p verdict pass
 want "$T/o.csv" $p kernel 6.1.192
 want "$T/o.csv" $p accel tcg
-for p in $(awk -F, 'NR > 1 && $9 ~ /-nullb$/ && $13 == 0 { n = split($64, a, " "); print a[2] }' "$T/o.csv"); do
+# the pair is the note's second word: "fio PAIR mem=..."
+for p in $(csv_awk "$T/o.csv" 'NR > 1 && $col("op") ~ /-nullb$/ && $col("result") == 0 { split($col("note"), a, " "); print a[2] }'); do
 	is_num "$(col "$T/o.csv" "$p" ratio_med)" || fail "$p: no fixed/plain ratio"
 done
 [ -n "${p:-}" ] || fail "no registered null_blk row"
