@@ -1,6 +1,6 @@
 # libFuzzer targets (clang only, -DLONGPIN_FUZZ=ON): the option parser of
 # longpin, the CSV reader of longpin-compare and the whole of
-# longpin-compare (read, join, report). tests/fuzz.sh builds them
+# longpin-compare (read, join, report). tests/host/fuzz.sh builds them
 # in build-fuzz/ and runs each for a bounded time on fuzz/corpus/.
 option(LONGPIN_FUZZ "Build the libFuzzer targets (clang)" OFF)
 if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")

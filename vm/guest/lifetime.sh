@@ -3,7 +3,7 @@
 # --lifetime case on the memory types it applies to, one boot for all
 # (with CASEs: only those per-type cases, e.g. reclaim reclaim-pinned).
 # KTAP-like lines ("ok N CASE TYPE", "# SKIP reason"); exit 1 if a case
-# failed. RLIMIT_MEMLOCK rows need lp-runas (tests/lifetime.sh builds it
+# failed. RLIMIT_MEMLOCK rows need lp-runas (tests/vm/lifetime.sh builds it
 # and adds it as /usr/bin/lp-runas): as uid 65534 with a 64 kB limit.
 set -u
 out=${1:-/results/lifetime.csv}
