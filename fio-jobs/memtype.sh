@@ -1,5 +1,5 @@
 # memtype.sh (sourced, POSIX sh): what fio does with longpin's job files,
-# shared by run-fio.sh (guest) and tests/fio.sh. The memory type of fio's
+# shared by run-fio.sh (guest) and tests/host/fio.sh. The memory type of fio's
 # mem= and the errno names are longpin's (longpin --fio-memtype MEM,
 # --fio-result ERROR: harness/fio_import.c), so that the guest, the host
 # and the harness agree.

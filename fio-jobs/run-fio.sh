@@ -79,7 +79,7 @@ for f in "$HERE"/*.fio "$HERE/global.inc"; do
 done
 
 # sections JOBFILE: one line per -fixed section (its -plain twin differs
-# only in fixedbufs: tests/fio.sh jobs checks it):
+# only in fixedbufs: tests/host/fio.sh jobs checks it):
 # PAIR|MEM|FILENAME|RW|MISSING ("|": a tab would merge empty fields in
 # read), ${VAR}s expanded as fio
 # does, MISSING = the variables that are unset (the job is then skipped).
