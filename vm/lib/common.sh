@@ -1,0 +1,91 @@
+# shellcheck shell=bash
+# longpin-vm, phase: common. Logging (stage/say/die/usage_err/v/vq), the
+# temp dir, cleanup and signal handling, host packages and the cache lock.
+# Sourced by vm/longpin-vm, which sets the constants (see there).
+
+T0=${EPOCHREALTIME/./}
+_now_us() { echo "${EPOCHREALTIME/./}"; }
+_fmt_s() { # microseconds -> N.N
+	local us=$1
+	printf '%d.%d' $((us / 1000000)) $(((us % 1000000) / 100000))
+}
+stage() { printf '[%s +%ss] %s\n' "$(date +%H:%M:%S)" "$(_fmt_s $(($(_now_us) - T0)))" "$*" >&2; }
+say() { printf 'longpin-vm: %s\n' "$*" >&2; }
+usage_err() { printf 'longpin-vm: error: %s\n' "$*" >&2; exit 2; }
+die() { printf 'longpin-vm: error: %s\n' "$1" >&2; exit "${2:-1}"; }
+v() { # run a command, printing it first with -v
+	if ((VERBOSE)); then printf '+ %s\n' "$(printf '%q ' "$@")" >&2; fi
+	"$@"
+}
+vq() { # like v, but output goes to $LOG unless -v.  Runs in the background and
+	# waits, so that SIGTERM to this script is handled at once (the trap kills it)
+	local rc=0
+	if ((VERBOSE)); then printf '+ %s\n' "$(printf '%q ' "$@")" >&2; "$@" & else "$@" >>"$LOG" 2>&1 & fi
+	CHILD_PID=$!
+	wait "$CHILD_PID" || rc=$?
+	CHILD_PID=
+	return $rc
+}
+sha() { sha256sum | cut -c1-16; }
+
+# temp files live in the cache (nothing in /tmp); removed on exit
+TMPD=
+QEMU_PID=
+cleanup() {
+	local rc=$?
+	if [[ -n $QEMU_PID ]] && kill -0 "$QEMU_PID" 2>/dev/null; then
+		kill -KILL "$QEMU_PID" 2>/dev/null || true
+		wait "$QEMU_PID" 2>/dev/null || true
+	fi
+	if [[ -n ${SLEEPER_PID:-} ]]; then kill "$SLEEPER_PID" 2>/dev/null || true; fi
+	local p
+	for p in ${READER_PID:-} ${OUT_PID:-} ${ERR_PID:-} ${CHILD_PID:-}; do kill "$p" 2>/dev/null || true; done
+	if [[ -n ${CHILD_PID:-} ]]; then wait "$CHILD_PID" 2>/dev/null || true; fi
+	[[ -n $TMPD && -d $TMPD ]] && rm -rf "$TMPD"
+	return $rc
+}
+on_signal() {
+	say "interrupted ($1): stopping QEMU/make, removing temp files"
+	trap - EXIT
+	cleanup || true
+	[[ $1 == INT ]] && exit 130
+	exit 143
+}
+trap cleanup EXIT
+trap 'on_signal INT' INT
+trap 'on_signal TERM' TERM
+mktmp() {
+	mkdir -p "$CACHE/tmp"
+	[[ -n $TMPD ]] || TMPD=$(mktemp -d "$CACHE/tmp/lpvm.$$.XXXXXX")
+}
+
+# ---------------------------------------------------------------- packages
+ensure_packages() {
+	local missing=() p st
+	declare -A have=()
+	while read -r p st; do have[$p]=$st; done < <(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${PACKAGES[@]}" 2>/dev/null || true)
+	for p in "${PACKAGES[@]}"; do
+		[[ ${have[$p]:-} == installed ]] || missing+=("$p")
+	done
+	((${#missing[@]} == 0)) && return 0
+	if ((EUID != 0)); then
+		die "missing packages: ${missing[*]}; as root run: apt-get update && apt-get install -y ${PACKAGES[*]}" 2
+	fi
+	stage "packages: installing ${missing[*]}"
+	v apt-get update
+	v env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PACKAGES[@]}"
+}
+
+# one builder at a time per cache (parallel runs share kernels and archives)
+LOCKED=0
+lock_cache() {
+	((LOCKED)) && return 0
+	mkdir -p "$CACHE"
+	exec {LOCKFD}>"$CACHE/.lock"
+	if ! flock -n "$LOCKFD"; then
+		stage "waiting for another longpin-vm to finish building (lock $CACHE/.lock)"
+		flock "$LOCKFD"
+	fi
+	LOCKED=1
+}
+unlock_cache() { ((LOCKED)) || return 0; flock -u "$LOCKFD"; exec {LOCKFD}>&-; LOCKED=0; }

@@ -1,0 +1,167 @@
+# shellcheck shell=bash
+# longpin-vm, phase: initramfs. The cached base archive (busybox, ndctl,
+# mkfs, the guest init), the fio layer, a Debian kernel's modules and the
+# per-run part (the command, longpin, --add files), concatenated at boot.
+
+add_with_libs() { # stage-dir file...: copy files plus their shared libraries
+	local root=$1 f
+	shift
+	for f in "$@"; do
+		mkdir -p "$root$(dirname "$f")"
+		cp -L "$f" "$root$f"
+		add_libs "$root" "$f"
+	done
+}
+elf_deps() { # file...: the shared libraries and ELF interpreter they load, once each
+	ldd "$@" 2>/dev/null | awk '/=> \//{print $3} /^[[:space:]]*\/[^ ]*ld-linux/{print $1}' | sort -u
+}
+add_libs() { # stage-dir file: copy the file's shared libraries and ELF interpreter
+	local root=$1 f=$2 l
+	while IFS= read -r l; do
+		[[ -n $l && -e $l && ! -e $root$l ]] || continue
+		mkdir -p "$root$(dirname "$l")"
+		cp -L "$l" "$root$l"
+	done < <(elf_deps "$f")
+}
+pack_cpio() { # dir out.cpio[.gz]  (measured: gzip -1 unpacks faster in the guest than plain cpio)
+	((VERBOSE)) && printf '+ (cd %q && find . | cpio -o -H newc -R 0:0) | gzip -1 > %q\n' "$1" "$2" >&2
+	if [[ $2 == *.gz ]]; then
+		(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) | gzip -1 >"$2.tmp"
+	else
+		(cd "$1" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$2.tmp"
+	fi
+	mv "$2.tmp" "$2"
+}
+bins_key() { # binaries... -> a key of them and their libraries
+	local f
+	{
+		echo "$INITRAMFS_RECIPE"
+		for f; do echo "$f $(stat -L -c '%Y %s' "$f")"; done
+		# and their libraries (an apt upgrade of a library invalidates the archive)
+		ldd "$@" 2>/dev/null | awk '/=> \//{print $3}' | sort -u | xargs -r stat -L -c '%n %Y %s'
+	} | sha
+}
+fio_initramfs() { # prints the path of the cached fio layer
+	local key out r l
+	key=$({ bins_key "${FIO_BINS[@]}"; bins_key "${GUEST_BINS[@]}"; } | sha)
+	out=$CACHE/initramfs/fio-$key.cpio.gz
+	if [[ -f $out ]]; then echo "$out"; return 0; fi
+	stage "initramfs: building the fio layer $out" >&2
+	mktmp
+	r=$TMPD/fio
+	rm -rf "$r"
+	mkdir -p "$r"
+	add_with_libs "$r" "${FIO_BINS[@]}"
+	# what the base archive has already
+	while IFS= read -r l; do rm -f "$r$l"; done < <(elf_deps "${GUEST_BINS[@]}")
+	mkdir -p "$CACHE/initramfs"
+	pack_cpio "$r" "$out"
+	rm -rf "$r"
+	# shellcheck disable=SC2012 # ls -t: newest first; the names are our own
+	ls -t "$CACHE/initramfs"/fio-*.cpio* 2>/dev/null | tail -n +3 | xargs -r rm -f
+	echo "$out"
+}
+base_initramfs() { # prints the path of the cached base archive
+	local key b
+	key=$({ sha256sum "$GUEST_INIT" | cut -d' ' -f1; bins_key /bin/busybox "${GUEST_BINS[@]}"; } | sha)
+	b=$CACHE/initramfs/base-$key.cpio.gz
+	if [[ -f $b ]]; then echo "$b"; return 0; fi
+	stage "initramfs: building base archive $b" >&2
+	mktmp
+	local r=$TMPD/base
+	rm -rf "$r"
+	mkdir -p "$r"/{bin,sbin,usr/bin,usr/sbin,etc/ndctl.conf.d,etc/longpin,proc,sys,dev,run,tmp,root,mnt,results,lib/modules}
+	cp /bin/busybox "$r/bin/busybox"
+	local a
+	for a in $(/bin/busybox --list); do
+		[[ -e $r/bin/$a ]] || ln -s busybox "$r/bin/$a"
+	done
+	add_with_libs "$r" "${GUEST_BINS[@]}"
+	[[ -f /etc/mke2fs.conf ]] && cp /etc/mke2fs.conf "$r/etc/"
+	if [[ -d /etc/ndctl ]]; then cp -r /etc/ndctl "$r/etc/" 2>/dev/null || true; fi
+	echo 'root:x:0:0:root:/root:/bin/sh' >"$r/etc/passwd"
+	echo 'root:x:0:' >"$r/etc/group"
+	install -m 755 "$GUEST_INIT" "$r/init"
+	mkdir -p "$CACHE/initramfs"
+	pack_cpio "$r" "$b"
+	rm -rf "$r"
+	# shellcheck disable=SC2012 # ls -t: newest first; the names are our own
+	ls -t "$CACHE/initramfs"/base-*.cpio* 2>/dev/null | tail -n +4 | xargs -r rm -f
+	echo "$b"
+}
+modules_initramfs() { # name -> prints path of the modules archive for a Debian kernel
+	local name=$1 dir rel mroot key out
+	dir=$(deb_dir "$name")
+	rel=$(cat "$dir/release")
+	mroot=$dir/root/lib/modules/$rel
+	key=$({ cat "$dir/package"; echo "${DEB_MODULES[*]} $BRD_PARAMS $NULLB_PARAMS"; } | sha)
+	out=$CACHE/initramfs/modules-$name-$key.cpio.gz
+	if [[ -f $out ]]; then echo "$out"; return 0; fi
+	stage "initramfs: packing modules for $name ($rel)" >&2
+	[[ -f $mroot/modules.dep ]] || die "$mroot/modules.dep missing"
+	declare -A seen=()
+	local order=()
+	visit() {
+		local path=$1 line d
+		[[ -n ${seen[$path]:-} ]] && return 0
+		seen[$path]=1
+		line=$(grep -m1 "^$path:" "$mroot/modules.dep" || true)
+		for d in ${line#*:}; do visit "$d"; done
+		order+=("$path")
+	}
+	local m path
+	for m in "${DEB_MODULES[@]}"; do
+		path=$(grep -oE "^[^:]*/${m}\.ko(\.xz|\.zst|\.gz)?:" "$mroot/modules.dep" | head -n1 | tr -d :)
+		[[ -n $path ]] || path=$(grep -oE "^[^:]*/${m//_/-}\.ko(\.xz|\.zst|\.gz)?:" "$mroot/modules.dep" | head -n1 | tr -d :)
+		[[ -n $path ]] || die "module $m not found in $mroot/modules.dep"
+		visit "$path"
+	done
+	mktmp
+	local r=$TMPD/mods p dst base params
+	rm -rf "$r"
+	mkdir -p "$r/etc/longpin" "$r/lib/modules/$rel"
+	: >"$r/etc/longpin/modules"
+	for p in "${order[@]}"; do
+		dst=/lib/modules/$rel/${p%.xz}
+		dst=${dst%.zst}
+		dst=${dst%.gz}
+		mkdir -p "$r$(dirname "$dst")"
+		case $p in
+		*.xz) xz -dc "$mroot/$p" >"$r$dst" ;;
+		*.zst) zstd -qdc "$mroot/$p" >"$r$dst" ;;
+		*.gz) gzip -dc "$mroot/$p" >"$r$dst" ;;
+		*) cp "$mroot/$p" "$r$dst" ;;
+		esac
+		base=${dst##*/}
+		params=
+		[[ $base == brd.ko ]] && params=$BRD_PARAMS
+		[[ $base == null_blk.ko ]] && params=$NULLB_PARAMS
+		echo "$dst $params" >>"$r/etc/longpin/modules"
+	done
+	cp "$mroot"/modules.{order,builtin} "$r/lib/modules/$rel/" 2>/dev/null || true
+	pack_cpio "$r" "$out"
+	rm -rf "$r"
+	echo "$out"
+}
+sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # POSIX single-quote
+run_initramfs() { # cmd... -> per-run archive in $TMPD
+	local r=$TMPD/run a s=exec g h bin
+	mkdir -p "$r/etc/longpin" "$r/usr/bin"
+	for a in "$@"; do s+=" $(sq "$a")"; done
+	printf '%s\n' "$s" >"$r/etc/longpin/cmd.sh"
+	printf '%s\n' "$*" >"$r/etc/longpin/cmd.txt"
+	bin=${LONGPIN_BIN:-$REPO/build/longpin}
+	if [[ -x $bin ]]; then
+		cp -L "$bin" "$r/usr/bin/longpin"
+		add_libs "$r" "$bin"
+	else
+		say "warning: no longpin binary at $bin (set LONGPIN_BIN or build it); the guest has no 'longpin'"
+	fi
+	for a in "${ADDS[@]}"; do
+		h=${a%%:*} g=${a#*:}
+		mkdir -p "$r$(dirname "$g")"
+		cp -a "$h" "$r$g"
+	done
+	pack_cpio "$r" "$TMPD/run.cpio.gz"
+	rm -rf "$r"
+}

@@ -1,0 +1,219 @@
+# shellcheck shell=bash
+# longpin-vm, phase: kernel. The built kernels (stock, patched*): their
+# cache keys (tarball, config fragments, recipe, compiler, series), the
+# pristine and patched source trees, the build, and which image a kernel
+# name boots.
+
+tarball_id() { printf '%s %s\n' "$(basename "$TARBALL")" "$(stat -c '%Y %s' "$TARBALL")"; }
+series_patches() { # KERNEL: its patch file names from the series, in order
+	local f=$PATCHDIR/series line drop=
+	[[ -f $f ]] || return 0
+	[[ $1 == patched-unchunked ]] && drop=$UNCHUNKED_DROP
+	while IFS= read -r line || [[ -n $line ]]; do
+		line=${line%%#*}
+		line=${line#"${line%%[![:space:]]*}"}
+		line=${line%"${line##*[![:space:]]}"}
+		[[ -n $line ]] || continue
+		# shellcheck disable=SC2053 # $drop is a glob
+		[[ -n $drop && $line == $drop ]] && continue
+		printf '%s\n' "$line"
+	done <"$f"
+}
+series_digest() { # KERNEL
+	local p
+	if [[ $1 == patched-unchunked ]] && (($(series_patches "$1" | wc -l) == $(series_patches patched | wc -l))); then
+		die "kernel patched-unchunked: no patch in $PATCHDIR/series matches $UNCHUNKED_DROP (the chunking patch)"
+	fi
+	{
+		echo "patch ${PATCH_OPTS[*]}; series:"
+		series_patches "$1"
+		while IFS= read -r p; do
+			[[ -f $PATCHDIR/$p ]] || die "kernel-patches: '$p' is listed in $PATCHDIR/series but does not exist"
+			printf '%s %s\n' "$p" "$(sha256sum <"$PATCHDIR/$p" | cut -d' ' -f1)"
+		done < <(series_patches "$1")
+	} | sha
+}
+kernel_key() {
+	local name=$1
+	{
+		tarball_id
+		cat "$FRAGMENT"
+		echo "$KBUILD_RECIPE"
+		gcc -dumpfullversion 2>/dev/null || true
+		if [[ $name == patched* ]]; then series_digest "$name"; fi
+		if [[ $name == patched-debug ]]; then cat "$DEBUG_FRAGMENT"; fi
+	} | sha
+}
+# the config fragments of a kernel: patched-debug adds the debug options
+fragments() { echo "$FRAGMENT"; [[ $1 == patched-debug ]] && echo "$DEBUG_FRAGMENT"; true; }
+
+# ---------------------------------------------------------------- kernel source
+TREES=$CACHE/trees
+ensure_pristine() {
+	local src=$TREES/stock/src want
+	want=$(tarball_id)
+	if [[ -f $src/.longpin-tarball && $(cat "$src/.longpin-tarball") == "$want" ]]; then return 0; fi
+	[[ -f $TARBALL ]] || die "kernel source $TARBALL not found; install linux-source-6.1 (apt-get install -y linux-source-6.1)"
+	stage "source: unpacking $TARBALL into $src"
+	rm -rf "$TREES"
+	mkdir -p "$TREES/stock"
+	mktmp
+	v tar -C "$TMPD" -xf "$TARBALL"
+	local d
+	d=$(find "$TMPD" -mindepth 1 -maxdepth 1 -type d | head -n1)
+	mv "$d" "$src"
+	printf '%s\n' "$want" >"$src/.longpin-tarball"
+}
+patch_files() { # files a patch touches (p1), one per line
+	sed -n -e 's/^--- \([^[:space:]]*\).*/\1/p' -e 's/^+++ \([^[:space:]]*\).*/\1/p' "$1" |
+		grep -v '^/dev/null$' | cut -d/ -f2- | sort -u
+}
+prepare_patched_tree() { # KERNEL: the patched tree, with that kernel's series
+	local dir=$TREES/patched psrc=$TREES/patched/src digest p f
+	digest=$(series_digest "$1")
+	mkdir -p "$dir"
+	if [[ -d $psrc && -f $dir/applied && $(cat "$dir/applied") == "$digest" ]]; then
+		stage "build $1: source tree up to date (series $digest)"
+		return 0
+	fi
+	stage "build $1: recreating source tree from pristine + $PATCHDIR/series (series $digest)"
+	local old=() new=() all=()
+	[[ -f $dir/touched-files ]] && mapfile -t old <"$dir/touched-files"
+	while IFS= read -r p; do
+		mapfile -t -O "${#new[@]}" new < <(patch_files "$PATCHDIR/$p")
+	done < <(series_patches "$1")
+	mapfile -t all < <(printf '%s\n' "${old[@]}" "${new[@]}" | grep -v '^$' | sort -u)
+	rm -f "$dir/applied"
+	rm -rf "$psrc" "$psrc.new"
+	v cp -al "$TREES/stock/src" "$psrc.new"
+	# files touched by the old or new series become real copies with a fresh
+	# mtime (so make rebuilds them and the pristine tree is never written)
+	for f in "${all[@]}"; do
+		if [[ -f $TREES/stock/src/$f ]]; then
+			rm -f "$psrc.new/$f"
+			cp "$TREES/stock/src/$f" "$psrc.new/$f"
+		fi
+	done
+	while IFS= read -r p; do
+		stage "build $1: applying $p"
+		if ! v patch "${PATCH_OPTS[@]}" -d "$psrc.new" -s -i "$PATCHDIR/$p" >"$dir/patch.log" 2>&1; then
+			cat "$dir/patch.log" >&2
+			local rej
+			while IFS= read -r rej; do
+				echo "---- rejected hunks: ${rej#"$psrc.new/"}" >&2
+				cat "$rej" >&2
+			done < <(find "$psrc.new" -name '*.rej')
+			rm -rf "$psrc.new"
+			die "patch $PATCHDIR/$p failed to apply (see the rejected hunks above); fix or refresh it"
+		fi
+	done < <(series_patches "$1")
+	for f in "${all[@]}"; do [[ -e $psrc.new/$f ]] && touch "$psrc.new/$f"; done
+	mv "$psrc.new" "$psrc"
+	printf '%s\n' "${new[@]}" | grep -v '^$' >"$dir/touched-files" || : >"$dir/touched-files"
+	printf '%s\n' "$digest" >"$dir/applied"
+}
+
+# ---------------------------------------------------------------- kernel build
+kernel_out() { echo "$CACHE/kernels/$1-$(kernel_key "$1")"; }
+build_kernel() {
+	local name=$1 key out src obj cfg
+	key=$(kernel_key "$name")
+	out=$CACHE/kernels/$name-$key
+	if [[ -f $out/bzImage ]]; then
+		stage "build $name: cached ($out/bzImage, $(cat "$out/release" 2>/dev/null))"
+		return 0
+	fi
+	local bstart=${EPOCHREALTIME/./}
+	ensure_pristine
+	src=$TREES/$name/src obj=$TREES/$name/obj cfg=$TREES/$name/cfg
+	# patched-debug: the patched source tree, its own config and O= dir;
+	# patched-unchunked: the patched tree (with its series) and O= dir, as
+	# ccache only hits when the source and O= paths are the same
+	[[ $name == patched-* ]] && src=$TREES/patched/src
+	[[ $name == patched-unchunked ]] && obj=$TREES/patched/obj cfg=$TREES/patched/cfg
+	[[ $name == patched* ]] && prepare_patched_tree "$name"
+	mkdir -p "$obj" "$cfg" "$CACHE/logs"
+	LOG=$CACHE/logs/build-$name.log
+	: >"$LOG"
+	local cc=gcc
+	if command -v ccache >/dev/null; then
+		export CCACHE_DIR=$CACHE/ccache CCACHE_BASEDIR=$TREES
+		mkdir -p "$CCACHE_DIR"
+		[[ -f $CCACHE_DIR/.longpin-max ]] || { ccache -M 5G >/dev/null && touch "$CCACHE_DIR/.longpin-max"; }
+		cc="ccache gcc"
+	fi
+	# configure in a scratch O= dir; copy to the real one only when it differs
+	local frags=()
+	mapfile -t frags < <(fragments "$name")
+	stage "build $name: configure (tinyconfig + ${frags[*]#"$REPO/"}, cache key $key, log $LOG)"
+	vq make -C "$src" O="$cfg" tinyconfig
+	vq "$src/scripts/kconfig/merge_config.sh" -m -O "$cfg" "$cfg/.config" "${frags[@]}"
+	vq make -C "$src" O="$cfg" olddefconfig
+	local lost=() l
+	while IFS= read -r l; do
+		grep -qxF "$l" "$cfg/.config" || lost+=("${l%=y}")
+	done < <(cat "${frags[@]}" | grep -E '^CONFIG_[A-Za-z0-9_]+=y')
+	((${#lost[@]} == 0)) || die "build $name: these ${frags[*]#"$REPO/"} options did not survive olddefconfig (missing dependencies?): ${lost[*]}"
+	if ! cmp -s "$cfg/.config" "$obj/.config"; then cp "$cfg/.config" "$obj/.config"; fi
+	stage "build $name: make -j$NPROC bzImage (CC=\"$cc\", O=$obj)"
+	if ! vq make -C "$src" O="$obj" CC="$cc" -j"$NPROC" bzImage; then
+		((VERBOSE)) || tail -n 40 "$LOG" >&2
+		die "build $name: make failed (full log: $LOG)"
+	fi
+	mkdir -p "$out.new"
+	cp "$obj/arch/x86/boot/bzImage" "$out.new/bzImage"
+	cp "$obj/.config" "$out.new/config"
+	make -s -C "$src" O="$obj" kernelrelease >"$out.new/release" 2>/dev/null || echo unknown >"$out.new/release"
+	rm -rf "$out"
+	mv "$out.new" "$out"
+	# keep only the newest few cached kernels of this name (NAME-KEY, the key
+	# 16 hex digits: "patched-*" would also match patched-debug's)
+	# shellcheck disable=SC2012 # ls -t: newest first; the names are our own
+	ls -dt "$CACHE/kernels/$name"-???????????????? 2>/dev/null | tail -n +4 | xargs -r rm -rf
+	stage "build $name: done in $(_fmt_s $(($(_now_us) - bstart))) s -> $out/bzImage ($(cat "$out/release"))"
+}
+
+kernel_image() { # name -> path of the kernel image (builds/fetches if missing)
+	case $1 in
+	stock | patched | patched-debug | patched-unchunked)
+		build_kernel "$1" >&2
+		echo "$(kernel_out "$1")/bzImage"
+		;;
+	debian-*)
+		fetch_debian "$1" >&2
+		# shellcheck disable=SC2012 # the names are our own (vmlinuz-RELEASE)
+		ls "$(deb_dir "$1")"/root/boot/vmlinuz-* | head -n1
+		;;
+	esac
+}
+
+# build_kernels stock|patched|patched-debug|patched-unchunked|all
+build_kernels() {
+	local which=$1
+	ensure_packages
+	lock_cache
+	if [[ $which == all ]]; then
+		build_kernel stock
+		build_kernel patched
+		build_kernel patched-debug
+	else
+		build_kernel "$which"
+	fi
+	stage "build: finished"
+}
+
+# list_kernels: each kernel, built/fetched (release, image) or not
+list_kernels() {
+	local k out dir
+	for k in stock patched patched-debug patched-unchunked; do
+		out=$(kernel_out "$k")
+		if [[ -f $out/bzImage ]]; then printf '%-18s built   %s  %s\n' "$k" "$(cat "$out/release")" "$out/bzImage"
+		else printf '%-18s not built (cache key %s)\n' "$k" "${out##*-}"; fi
+	done
+	for k in debian-6.1 debian-6.12; do
+		dir=$(deb_dir "$k")
+		# shellcheck disable=SC2012 # the names are our own (vmlinuz-RELEASE)
+		if [[ -f $dir/ready ]]; then printf '%-18s fetched %s  %s\n' "$k" "$(cat "$dir/release")" "$(ls "$dir"/root/boot/vmlinuz-* | head -n1)"
+		else printf '%-18s not fetched\n' "$k"; fi
+	done
+}

@@ -1,0 +1,272 @@
+# shellcheck shell=bash
+# longpin-vm, phase: qemu. The accelerator, the QEMU command line with
+# its NVDIMMs, the prepared NVDIMM images, the guest's kernel and
+# initramfs, the run directory and one boot of the guest.
+
+NVDIMM_GOLDEN=         # nvdimm_prepare: the directory of the prepared images
+ACCEL=
+accel() {
+	[[ -z $ACCEL ]] || { echo "$ACCEL"; return; }
+	case ${LONGPIN_ACCEL:-auto} in
+	kvm | tcg) echo "$LONGPIN_ACCEL" ;;
+	*) if [[ -r /dev/kvm && -w /dev/kvm ]] && kvm_works; then echo kvm; else echo tcg; fi ;;
+	esac
+}
+kvm_works() { # /dev/kvm may exist and still fail to run a vCPU (nested sandboxes):
+	# boot SeaBIOS for 3 s; QEMU dies at once when KVM cannot run it.  Cached per host kernel.
+	local f=$CACHE/kvm-probe id rc=0
+	id="$(uname -r) $(stat -c %Y /usr/bin/qemu-system-x86_64)"
+	if [[ -f $f && $(head -n1 "$f") == "$id" ]]; then [[ $(tail -n1 "$f") == yes ]]; return; fi
+	timeout 3 qemu-system-x86_64 -accel kvm -cpu max -machine pc -nodefaults -display none \
+		-monitor none -serial none >/dev/null 2>&1 </dev/null || rc=$?
+	mkdir -p "$CACHE"
+	if ((rc == 124)); then printf '%s\nyes\n' "$id" >"$f"; else printf '%s\nno\n' "$id" >"$f"; fi
+	((rc == 124))
+}
+qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
+	local name=$1 kern=$2 initrd=$3 mode=$4 extra=${5:-} acc cpu
+	ACCEL=$(accel)
+	acc=$ACCEL
+	# No 5-level paging: 6.1 with KASAN and LA57 reports a false
+	# "wild-memory-access" when an interrupt lands while identify_cpu()
+	# has cleared boot_cpu_data's capabilities (pgtable_l5_enabled() and so
+	# KASAN_SHADOW_START flip for that window; LKML 2026-06, "kasan: Fix
+	# false-positive wild-memory-access on x86 under 5-level paging").
+	# Under TCG the window is wide enough to hit now and then; real
+	# machines that pin memory run 4-level paging anyway.
+	cpu=max,la57=off
+	# sparse backing files for every boot, removed with the temp dir:
+	# copies of the prepared images (nvdimm_prepare), or empty ones
+	local big=$TMPD/nvdimm-big.img small=$TMPD/nvdimm-small.img
+	NVDIMM_FILES=("$big" "$small")
+	rm -f "$big" "$small"
+	if [[ $mode != prepare && -n $NVDIMM_GOLDEN && -f $NVDIMM_GOLDEN/big.img ]]; then
+		cp --sparse=always "$NVDIMM_GOLDEN/big.img" "$big"
+		cp --sparse=always "$NVDIMM_GOLDEN/small.img" "$small"
+	else
+		truncate -s "$NVDIMM_BIG" "$big"
+		truncate -s "$NVDIMM_SMALL" "$small"
+	fi
+	local append="console=ttyS0 panic=-1 loglevel=${LOGLEVEL:-5} log_buf_len=1M hugepages=$HUGEPAGES"
+	append+=" brd.${BRD_PARAMS// / brd.} null_blk.$NULLB_PARAMS random.trust_cpu=on secretmem.enable=1 longpin.kernel=$name longpin.mode=$mode${extra:+ $extra}"
+	# shellcheck disable=SC2054 # commas are part of QEMU options
+	QEMU_ARGS=(qemu-system-x86_64 -accel "$acc" -machine pc,nvdimm=on -cpu "$cpu" -smp 2
+		-m "$GUEST_MEM,slots=4,maxmem=8G" -nodefaults -vga none -display none -no-reboot
+		-kernel "$kern" -initrd "$initrd" -append "$append"
+		-object "memory-backend-file,id=mem0,share=on,mem-path=$big,size=$NVDIMM_BIG,align=2M"
+		-device nvdimm,id=nvdimm0,memdev=mem0,label-size=128K
+		-object "memory-backend-file,id=mem1,share=on,mem-path=$small,size=$NVDIMM_SMALL,align=2M"
+		-device nvdimm,id=nvdimm1,memdev=mem1,label-size=128K)
+}
+
+# nvdimm_prepare NAME: NVDIMM_GOLDEN, the cached NVDIMM images with labels,
+# the four named namespaces and the DAX file systems, made once by a boot
+# of NAME in prepare mode. Boots then copy them and skip ndctl and mkfs
+# (about 3.5 s of every boot under TCG). The key covers the guest init,
+# the sizes and the tools that wrote them.
+nvdimm_prepare() {
+	local name=$1 key dir log=$CACHE/logs/nvdimm-prepare.log rc=0
+	key=$({ echo "$NVDIMM_RECIPE $NVDIMM_BIG $NVDIMM_SMALL"; sha256sum "$GUEST_INIT" | cut -d' ' -f1
+		bins_key /usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs; } | sha)
+	dir=$CACHE/nvdimm/$key
+	NVDIMM_GOLDEN=$dir
+	[[ -f $dir/big.img && -f $dir/small.img ]] && return 0
+	stage "nvdimm: preparing namespaces and file systems once (a boot of $name; log $log)"
+	mkdir -p "$CACHE/logs" "$CACHE/nvdimm"
+	qemu_args "$name" "$KIMG" "$INITRD" prepare
+	((VERBOSE)) && printf '+ %s\n' "$(printf '%q ' "${QEMU_ARGS[@]}" -serial "file:$log")" >&2
+	timeout 600 "${QEMU_ARGS[@]}" -serial "file:$log" </dev/null >/dev/null 2>&1 || rc=$?
+	grep -q 'LONGPIN-PREPARED' "$log" ||
+		die "nvdimm: preparing the images failed (exit $rc); console log: $log" 4
+	rm -rf "$dir.tmp"
+	mkdir -p "$dir.tmp"
+	mv "${NVDIMM_FILES[0]}" "$dir.tmp/big.img"
+	mv "${NVDIMM_FILES[1]}" "$dir.tmp/small.img"
+	mv "$dir.tmp" "$dir"
+	# shellcheck disable=SC2012 # ls -t: newest first; the names are our own
+	ls -td "$CACHE/nvdimm"/*/ 2>/dev/null | tail -n +3 | xargs -r rm -rf
+	stage "nvdimm: prepared $dir"
+}
+
+prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
+	local name=$1 mode=$2
+	shift 2
+	ensure_packages
+	lock_cache
+	KIMG=$(kernel_image "$name")
+	local base mods='' fio=''
+	base=$(base_initramfs)
+	[[ $name == debian-* ]] && mods=$(modules_initramfs "$name")
+	((WITH_FIO)) && fio=$(fio_initramfs)
+	mktmp
+	run_initramfs "$@"
+	INITRD=$TMPD/initrd.cpio.gz
+	# concatenated cpio archives: base, modules, per-run (command, longpin, --add)
+	cat "$base" ${mods:+"$mods"} ${fio:+"$fio"} "$TMPD/run.cpio.gz" >"$INITRD"
+	stage "initramfs: $(du -h "$INITRD" | cut -f1) ($(basename "$base")${mods:+ + $(basename "$mods")}${fio:+ + $(basename "$fio")} + per-run part)"
+	# the prepare boot needs this initramfs; the lock keeps two runs from
+	# preparing the same images at once
+	nvdimm_prepare "$name"
+	unlock_cache
+}
+
+new_rundir() {
+	mkdir -p "$CACHE/runs"
+	RUNDIR=$(mktemp -d "$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$1.XXXX")
+	# keep the 30 newest run directories
+	# shellcheck disable=SC2012 # ls -t: newest first; the names are our own
+	ls -dt "$CACHE/runs"/*/ 2>/dev/null | tail -n +31 | xargs -r rm -rf
+}
+
+# boot_once NAME TIMEOUT OUT ATTEMPT CMD...: one boot; its exit status, or
+# 99 when the guest stopped before the command started (BOOT_CONSOLE)
+boot_once() {
+	local name=$1 timeout=$2 out=$3 attempt=$4
+	shift 4
+	local args=("$@")
+	new_rundir "$name"
+	local console=$RUNDIR/console.log chan=$RUNDIR/channel.txt
+	BOOT_CONSOLE=$console
+	[[ -n $out ]] || out=$RUNDIR/results
+	stage "run $name: console log $console"
+	((VERBOSE)) && LOGLEVEL=7
+	# test hook (vm/tool/boot-retry): the first boot dies before the start
+	local extra=
+	[[ ${LONGPIN_VM_TEST_BOOT_DEATH:-0} == 1 ]] && ((attempt == 1)) && extra=longpin.test=boot-death
+	qemu_args "$name" "$KIMG" "$INITRD" run "$extra"
+	# QEMU "pipe" chardevs write to NAME.out; our readers copy that to stdout/stderr
+	# (and keep a copy in the run directory)
+	rm -f "$TMPD"/{out,err,ctl}.{in,out} "$TMPD/started"
+	mkfifo "$TMPD"/{out,err,ctl}.{in,out}
+	QEMU_ARGS+=(-chardev "file,id=con,path=$console"
+		-chardev "pipe,id=out,path=$TMPD/out"
+		-chardev "pipe,id=err,path=$TMPD/err"
+		-chardev "pipe,id=ctl,path=$TMPD/ctl"
+		-serial chardev:con -serial chardev:out -serial chardev:err -serial chardev:ctl)
+	# control-channel reader: timestamps the START marker, then copies the rest
+	(
+		trap - EXIT INT TERM
+		started=0
+		while IFS= read -r line; do
+			printf '%s\n' "$line" >>"$chan"
+			if [[ $line == LONGPIN-START* ]]; then echo "${EPOCHREALTIME/./}" >"$TMPD/started"; started=1; break; fi
+		done
+		((started)) && cat >>"$chan"
+	) <"$TMPD/ctl.out" &
+	READER_PID=$!
+	tee "$RUNDIR/stdout.txt" <"$TMPD/out.out" &
+	OUT_PID=$!
+	tee "$RUNDIR/stderr.txt" <"$TMPD/err.out" >&2 &
+	ERR_PID=$!
+	: >"$chan"
+	stage "run $name: starting QEMU ($(accel), timeout ${timeout}s): ${args[*]}"
+	((VERBOSE)) && printf '+ %s\n' "$(printf '%q ' "${QEMU_ARGS[@]}")" >&2
+	local qstart=${EPOCHREALTIME/./}
+	"${QEMU_ARGS[@]}" </dev/null 2>"$RUNDIR/qemu.stderr" &
+	QEMU_PID=$!
+	sleep "$timeout" &
+	SLEEPER_PID=$!
+	local timed_out=0
+	wait -n "$QEMU_PID" "$SLEEPER_PID" || true
+	if kill -0 "$QEMU_PID" 2>/dev/null; then
+		timed_out=1
+		kill -KILL "$QEMU_PID" 2>/dev/null || true
+	fi
+	wait "$QEMU_PID" 2>/dev/null || true
+	QEMU_PID=
+	kill "$SLEEPER_PID" 2>/dev/null || true
+	wait "$SLEEPER_PID" 2>/dev/null || true
+	SLEEPER_PID=
+	# readers end at EOF; if QEMU died before opening a FIFO, a reader still
+	# blocks in open(): open and close each FIFO read-write to release it
+	local fifo fd
+	for fifo in out err ctl; do
+		exec {fd}<>"$TMPD/$fifo.out"
+		exec {fd}>&-
+	done
+
+	for _ in $(seq 50); do kill -0 "$READER_PID" 2>/dev/null || break; sleep 0.1; done
+	kill "$READER_PID" 2>/dev/null || true
+	wait "$READER_PID" 2>/dev/null || true
+	wait "$OUT_PID" "$ERR_PID" 2>/dev/null || true
+	READER_PID='' OUT_PID='' ERR_PID=''
+	rm -f "${NVDIMM_FILES[@]}"
+	local qend=${EPOCHREALTIME/./}
+	if [[ -s $RUNDIR/qemu.stderr ]]; then grep -v 'host doesn.t support requested feature' "$RUNDIR/qemu.stderr" >&2 || true; fi
+	if [[ -f $TMPD/started ]]; then
+		stage "run $name: boot to first result: $(_fmt_s $(($(cat "$TMPD/started") - qstart))) s"
+	fi
+	if ((timed_out)); then
+		stage "run $name: total $(_fmt_s $((qend - qstart))) s"
+		print_reports "$console" >&2
+		die "run $name: guest killed after the ${timeout}s timeout (--timeout); console log: $console" 124
+	fi
+
+	# decode the control channel
+	local rc
+	rc=$(sed -n 's/^LONGPIN-EXIT \([0-9]*\)$/\1/p' "$chan" | tail -n1)
+	sed -n 's/^LONGPIN-FATAL //p' "$chan" | while IFS= read -r l; do say "guest setup failed: $l"; done
+	mkdir -p "$out"
+	if grep -q '^LONGPIN-RESULTS-END$' "$chan"; then
+		sed -n '/^LONGPIN-RESULTS-BEGIN$/,/^LONGPIN-RESULTS-END$/p' "$chan" | sed '1d;$d' | base64 -d | tar -xzf - -C "$out" ||
+			say "warning: could not unpack the guest's /results"
+	fi
+	sed -n '/^LONGPIN-DMESG-BEGIN$/,/^LONGPIN-DMESG-END$/p' "$chan" | sed '1d;$d' >"$RUNDIR/dmesg.txt"
+	stage "run $name: results in $out; dmesg $RUNDIR/dmesg.txt; total $(_fmt_s $((qend - qstart))) s"
+	if [[ -z $rc ]]; then
+		print_reports "$console" >&2
+		[[ -f $TMPD/started ]] || return 99
+		die "run $name: the guest stopped before reporting an exit status; console log: $console" 4
+	fi
+	local scan=$RUNDIR/dmesg.txt
+	[[ -s $scan ]] || scan=$console
+	local hits
+	# LONGPIN_DMESG_ALLOW: a regex of lines a test provokes on purpose
+	# (gup_test -ct dumps pages: "page dumped because: gup_test: ...")
+	hits=$(grep -E "$WARN_RE" "$scan" | grep -Ev "${LONGPIN_DMESG_ALLOW:-^\$}" || true)
+	if [[ -n $hits ]]; then
+		say "kernel reported problems (full dmesg: $RUNDIR/dmesg.txt):"
+		printf '%s\n' "$hits" >&2
+		report_excerpt "$scan" >&2
+		((rc == 0)) && rc=3
+	fi
+	grep -h 'WARNING-NOT-DAX' "$console" >&2 || true
+	return "$rc"
+}
+
+# run_guest NAME TIMEOUT OUT CMD...: prepare and boot the guest, CMD's status
+run_guest() {
+	local name=$1 timeout=$2 out=$3
+	shift 3
+	local args=("$@")
+	prep_guest "$name" run "${args[@]}"
+	# A guest that dies while booting, before the command started (under
+	# TCG, Debian's 6.12 image has hit an int3 Oops in its boot-time code
+	# patching), is booted once more; the first console log is kept and
+	# named. Death after the start, a timeout or a report is never retried.
+	local attempt rc=0
+	for attempt in 1 2; do
+		rc=0
+		boot_once "$name" "$timeout" "$out" "$attempt" "${args[@]}" || rc=$?
+		((rc == 99)) || return "$rc"
+		((attempt == 1)) && stage "run $name: the guest died while booting, before the command started (console log $BOOT_CONSOLE): booting it once more"
+	done
+	die "run $name: the guest died twice while booting, before the command started; console log: $BOOT_CONSOLE" 4
+}
+
+# shell_guest NAME: the guest with its console on stdio; QEMU's status
+shell_guest() {
+	local name=$1
+	prep_guest "$name" shell true
+	new_rundir "$name-shell"
+	LOGLEVEL=7
+	qemu_args "$name" "$KIMG" "$INITRD" shell
+	# shellcheck disable=SC2054
+	QEMU_ARGS+=(-chardev "stdio,id=con,mux=on,signal=off,logfile=$RUNDIR/console.log" -serial chardev:con -mon chardev=con,mode=readline)
+	stage "shell $name: console log $RUNDIR/console.log; quit with Ctrl-A x"
+	((VERBOSE)) && printf '+ %s\n' "$(printf '%q ' "${QEMU_ARGS[@]}")" >&2
+	local rc=0
+	"${QEMU_ARGS[@]}" || rc=$?
+	rm -f "${NVDIMM_FILES[@]}"
+	return $rc
+}
