@@ -1,6 +1,8 @@
 # shellcheck shell=bash
-# longpin-vm, phase: channel. How the guest's results and exit status come
-# back, and the kernel reports in its dmesg or console (WARN_RE).
+# longpin-vm, phase: channel. How the guest's output, results and exit
+# status come back: QEMU serial ports on FIFOs, read while it runs and
+# decoded after it stopped (the guest's side is vm/guest/init); and the
+# kernel reports (WARN_RE) found in its dmesg or console.
 
 # the first kernel report in a log, whole (up to 40 lines), so that a CI log
 # shows the call trace and not only the headline
@@ -17,4 +19,89 @@ report_excerpt() { # log
 print_reports() { # log
 	grep -E "$WARN_RE" "$1" || true
 	report_excerpt "$1"
+}
+
+# channel_open CONSOLE: the guest's serial ports (console, stdout, stderr,
+# control channel) added to QEMU_ARGS, and the readers that copy stdout and
+# stderr to ours (kept in RUNDIR) and the control channel to channel.txt
+channel_open() {
+	local console=$1 chan=$RUNDIR/channel.txt
+	# QEMU "pipe" chardevs write to NAME.out; our readers copy that to stdout/stderr
+	# (and keep a copy in the run directory)
+	rm -f "$TMPD"/{out,err,ctl}.{in,out} "$TMPD/started"
+	mkfifo "$TMPD"/{out,err,ctl}.{in,out}
+	QEMU_ARGS+=(-chardev "file,id=con,path=$console"
+		-chardev "pipe,id=out,path=$TMPD/out"
+		-chardev "pipe,id=err,path=$TMPD/err"
+		-chardev "pipe,id=ctl,path=$TMPD/ctl"
+		-serial chardev:con -serial chardev:out -serial chardev:err -serial chardev:ctl)
+	# control-channel reader: timestamps the START marker, then copies the rest
+	(
+		trap - EXIT INT TERM
+		started=0
+		while IFS= read -r line; do
+			printf '%s\n' "$line" >>"$chan"
+			if [[ $line == LONGPIN-START* ]]; then echo "${EPOCHREALTIME/./}" >"$TMPD/started"; started=1; break; fi
+		done
+		((started)) && cat >>"$chan"
+	) <"$TMPD/ctl.out" &
+	READER_PID=$!
+	tee "$RUNDIR/stdout.txt" <"$TMPD/out.out" &
+	OUT_PID=$!
+	tee "$RUNDIR/stderr.txt" <"$TMPD/err.out" >&2 &
+	ERR_PID=$!
+	: >"$chan"
+}
+
+# channel_close: after QEMU, the readers finish
+channel_close() {
+	# readers end at EOF; if QEMU died before opening a FIFO, a reader still
+	# blocks in open(): open and close each FIFO read-write to release it
+	local fifo fd
+	for fifo in out err ctl; do
+		exec {fd}<>"$TMPD/$fifo.out"
+		exec {fd}>&-
+	done
+
+	for _ in $(seq 50); do kill -0 "$READER_PID" 2>/dev/null || break; sleep 0.1; done
+	kill "$READER_PID" 2>/dev/null || true
+	wait "$READER_PID" 2>/dev/null || true
+	wait "$OUT_PID" "$ERR_PID" 2>/dev/null || true
+	READER_PID='' OUT_PID='' ERR_PID=''
+}
+
+# channel_decode NAME OUT: CMD's exit status from the control channel, the
+# guest's /results unpacked into OUT, its dmesg in RUNDIR and scanned: 3 for
+# a kernel report after a clean exit, 99 when the guest stopped before the
+# command started
+channel_decode() {
+	local name=$1 out=$2 chan=$RUNDIR/channel.txt console=$BOOT_CONSOLE rc
+	rc=$(sed -n 's/^LONGPIN-EXIT \([0-9]*\)$/\1/p' "$chan" | tail -n1)
+	sed -n 's/^LONGPIN-FATAL //p' "$chan" | while IFS= read -r l; do say "guest setup failed: $l"; done
+	mkdir -p "$out"
+	if grep -q '^LONGPIN-RESULTS-END$' "$chan"; then
+		sed -n '/^LONGPIN-RESULTS-BEGIN$/,/^LONGPIN-RESULTS-END$/p' "$chan" | sed '1d;$d' | base64 -d | tar -xzf - -C "$out" ||
+			say "warning: could not unpack the guest's /results"
+	fi
+	sed -n '/^LONGPIN-DMESG-BEGIN$/,/^LONGPIN-DMESG-END$/p' "$chan" | sed '1d;$d' >"$RUNDIR/dmesg.txt"
+	stage "run $name: results in $out; dmesg $RUNDIR/dmesg.txt; total $(_fmt_s $((BOOT_QEND - BOOT_QSTART))) s"
+	if [[ -z $rc ]]; then
+		print_reports "$console" >&2
+		[[ -f $TMPD/started ]] || return 99
+		die "run $name: the guest stopped before reporting an exit status; console log: $console" 4
+	fi
+	local scan=$RUNDIR/dmesg.txt
+	[[ -s $scan ]] || scan=$console
+	local hits
+	# LONGPIN_DMESG_ALLOW: a regex of lines a test provokes on purpose
+	# (gup_test -ct dumps pages: "page dumped because: gup_test: ...")
+	hits=$(grep -E "$WARN_RE" "$scan" | grep -Ev "${LONGPIN_DMESG_ALLOW:-^\$}" || true)
+	if [[ -n $hits ]]; then
+		say "kernel reported problems (full dmesg: $RUNDIR/dmesg.txt):"
+		printf '%s\n' "$hits" >&2
+		report_excerpt "$scan" >&2
+		((rc == 0)) && rc=3
+	fi
+	grep -h 'WARNING-NOT-DAX' "$console" >&2 || true
+	return "$rc"
 }

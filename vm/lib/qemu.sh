@@ -118,122 +118,6 @@ new_rundir() {
 	ls -dt "$CACHE/runs"/*/ 2>/dev/null | tail -n +31 | xargs -r rm -rf
 }
 
-# boot_once NAME TIMEOUT OUT ATTEMPT CMD...: one boot; its exit status, or
-# 99 when the guest stopped before the command started (BOOT_CONSOLE)
-boot_once() {
-	local name=$1 timeout=$2 out=$3 attempt=$4
-	shift 4
-	local args=("$@")
-	new_rundir "$name"
-	local console=$RUNDIR/console.log chan=$RUNDIR/channel.txt
-	BOOT_CONSOLE=$console
-	[[ -n $out ]] || out=$RUNDIR/results
-	stage "run $name: console log $console"
-	((VERBOSE)) && LOGLEVEL=7
-	# test hook (vm/tool/boot-retry): the first boot dies before the start
-	local extra=
-	[[ ${LONGPIN_VM_TEST_BOOT_DEATH:-0} == 1 ]] && ((attempt == 1)) && extra=longpin.test=boot-death
-	qemu_args "$name" "$KIMG" "$INITRD" run "$extra"
-	# QEMU "pipe" chardevs write to NAME.out; our readers copy that to stdout/stderr
-	# (and keep a copy in the run directory)
-	rm -f "$TMPD"/{out,err,ctl}.{in,out} "$TMPD/started"
-	mkfifo "$TMPD"/{out,err,ctl}.{in,out}
-	QEMU_ARGS+=(-chardev "file,id=con,path=$console"
-		-chardev "pipe,id=out,path=$TMPD/out"
-		-chardev "pipe,id=err,path=$TMPD/err"
-		-chardev "pipe,id=ctl,path=$TMPD/ctl"
-		-serial chardev:con -serial chardev:out -serial chardev:err -serial chardev:ctl)
-	# control-channel reader: timestamps the START marker, then copies the rest
-	(
-		trap - EXIT INT TERM
-		started=0
-		while IFS= read -r line; do
-			printf '%s\n' "$line" >>"$chan"
-			if [[ $line == LONGPIN-START* ]]; then echo "${EPOCHREALTIME/./}" >"$TMPD/started"; started=1; break; fi
-		done
-		((started)) && cat >>"$chan"
-	) <"$TMPD/ctl.out" &
-	READER_PID=$!
-	tee "$RUNDIR/stdout.txt" <"$TMPD/out.out" &
-	OUT_PID=$!
-	tee "$RUNDIR/stderr.txt" <"$TMPD/err.out" >&2 &
-	ERR_PID=$!
-	: >"$chan"
-	stage "run $name: starting QEMU ($(accel), timeout ${timeout}s): ${args[*]}"
-	((VERBOSE)) && printf '+ %s\n' "$(printf '%q ' "${QEMU_ARGS[@]}")" >&2
-	local qstart=${EPOCHREALTIME/./}
-	"${QEMU_ARGS[@]}" </dev/null 2>"$RUNDIR/qemu.stderr" &
-	QEMU_PID=$!
-	sleep "$timeout" &
-	SLEEPER_PID=$!
-	local timed_out=0
-	wait -n "$QEMU_PID" "$SLEEPER_PID" || true
-	if kill -0 "$QEMU_PID" 2>/dev/null; then
-		timed_out=1
-		kill -KILL "$QEMU_PID" 2>/dev/null || true
-	fi
-	wait "$QEMU_PID" 2>/dev/null || true
-	QEMU_PID=
-	kill "$SLEEPER_PID" 2>/dev/null || true
-	wait "$SLEEPER_PID" 2>/dev/null || true
-	SLEEPER_PID=
-	# readers end at EOF; if QEMU died before opening a FIFO, a reader still
-	# blocks in open(): open and close each FIFO read-write to release it
-	local fifo fd
-	for fifo in out err ctl; do
-		exec {fd}<>"$TMPD/$fifo.out"
-		exec {fd}>&-
-	done
-
-	for _ in $(seq 50); do kill -0 "$READER_PID" 2>/dev/null || break; sleep 0.1; done
-	kill "$READER_PID" 2>/dev/null || true
-	wait "$READER_PID" 2>/dev/null || true
-	wait "$OUT_PID" "$ERR_PID" 2>/dev/null || true
-	READER_PID='' OUT_PID='' ERR_PID=''
-	rm -f "${NVDIMM_FILES[@]}"
-	local qend=${EPOCHREALTIME/./}
-	if [[ -s $RUNDIR/qemu.stderr ]]; then grep -v 'host doesn.t support requested feature' "$RUNDIR/qemu.stderr" >&2 || true; fi
-	if [[ -f $TMPD/started ]]; then
-		stage "run $name: boot to first result: $(_fmt_s $(($(cat "$TMPD/started") - qstart))) s"
-	fi
-	if ((timed_out)); then
-		stage "run $name: total $(_fmt_s $((qend - qstart))) s"
-		print_reports "$console" >&2
-		die "run $name: guest killed after the ${timeout}s timeout (--timeout); console log: $console" 124
-	fi
-
-	# decode the control channel
-	local rc
-	rc=$(sed -n 's/^LONGPIN-EXIT \([0-9]*\)$/\1/p' "$chan" | tail -n1)
-	sed -n 's/^LONGPIN-FATAL //p' "$chan" | while IFS= read -r l; do say "guest setup failed: $l"; done
-	mkdir -p "$out"
-	if grep -q '^LONGPIN-RESULTS-END$' "$chan"; then
-		sed -n '/^LONGPIN-RESULTS-BEGIN$/,/^LONGPIN-RESULTS-END$/p' "$chan" | sed '1d;$d' | base64 -d | tar -xzf - -C "$out" ||
-			say "warning: could not unpack the guest's /results"
-	fi
-	sed -n '/^LONGPIN-DMESG-BEGIN$/,/^LONGPIN-DMESG-END$/p' "$chan" | sed '1d;$d' >"$RUNDIR/dmesg.txt"
-	stage "run $name: results in $out; dmesg $RUNDIR/dmesg.txt; total $(_fmt_s $((qend - qstart))) s"
-	if [[ -z $rc ]]; then
-		print_reports "$console" >&2
-		[[ -f $TMPD/started ]] || return 99
-		die "run $name: the guest stopped before reporting an exit status; console log: $console" 4
-	fi
-	local scan=$RUNDIR/dmesg.txt
-	[[ -s $scan ]] || scan=$console
-	local hits
-	# LONGPIN_DMESG_ALLOW: a regex of lines a test provokes on purpose
-	# (gup_test -ct dumps pages: "page dumped because: gup_test: ...")
-	hits=$(grep -E "$WARN_RE" "$scan" | grep -Ev "${LONGPIN_DMESG_ALLOW:-^\$}" || true)
-	if [[ -n $hits ]]; then
-		say "kernel reported problems (full dmesg: $RUNDIR/dmesg.txt):"
-		printf '%s\n' "$hits" >&2
-		report_excerpt "$scan" >&2
-		((rc == 0)) && rc=3
-	fi
-	grep -h 'WARNING-NOT-DAX' "$console" >&2 || true
-	return "$rc"
-}
-
 # run_guest NAME TIMEOUT OUT CMD...: prepare and boot the guest, CMD's status
 run_guest() {
 	local name=$1 timeout=$2 out=$3
@@ -252,6 +136,74 @@ run_guest() {
 		((attempt == 1)) && stage "run $name: the guest died while booting, before the command started (console log $BOOT_CONSOLE): booting it once more"
 	done
 	die "run $name: the guest died twice while booting, before the command started; console log: $BOOT_CONSOLE" 4
+}
+
+# boot_once NAME TIMEOUT OUT ATTEMPT CMD...: one boot; its exit status, or
+# 99 when the guest stopped before the command started (BOOT_CONSOLE)
+boot_once() {
+	local name=$1 timeout=$2 out=$3 attempt=$4
+	shift 4
+	new_rundir "$name"
+	BOOT_CONSOLE=$RUNDIR/console.log
+	[[ -n $out ]] || out=$RUNDIR/results
+	stage "run $name: console log $BOOT_CONSOLE"
+	boot_start "$name" "$timeout" "$attempt" "$@"
+	boot_wait
+	channel_close
+	boot_stopped "$name" "$timeout"
+	channel_decode "$name" "$out"
+}
+
+# boot_start NAME TIMEOUT ATTEMPT CMD...: the channel readers, QEMU
+# (QEMU_PID, started at BOOT_QSTART) and its timeout (SLEEPER_PID)
+boot_start() {
+	local name=$1 timeout=$2 attempt=$3
+	shift 3
+	((VERBOSE)) && LOGLEVEL=7
+	# test hook (vm/tool/boot-retry): the first boot dies before the start
+	local extra=
+	[[ ${LONGPIN_VM_TEST_BOOT_DEATH:-0} == 1 ]] && ((attempt == 1)) && extra=longpin.test=boot-death
+	qemu_args "$name" "$KIMG" "$INITRD" run "$extra"
+	channel_open "$BOOT_CONSOLE"
+	stage "run $name: starting QEMU ($(accel), timeout ${timeout}s): $*"
+	((VERBOSE)) && printf '+ %s\n' "$(printf '%q ' "${QEMU_ARGS[@]}")" >&2
+	BOOT_QSTART=${EPOCHREALTIME/./}
+	"${QEMU_ARGS[@]}" </dev/null 2>"$RUNDIR/qemu.stderr" &
+	QEMU_PID=$!
+	sleep "$timeout" &
+	SLEEPER_PID=$!
+}
+
+# boot_wait: until QEMU exits, or the timeout kills it (BOOT_TIMED_OUT=1)
+boot_wait() {
+	BOOT_TIMED_OUT=0
+	wait -n "$QEMU_PID" "$SLEEPER_PID" || true
+	if kill -0 "$QEMU_PID" 2>/dev/null; then
+		BOOT_TIMED_OUT=1
+		kill -KILL "$QEMU_PID" 2>/dev/null || true
+	fi
+	wait "$QEMU_PID" 2>/dev/null || true
+	QEMU_PID=
+	kill "$SLEEPER_PID" 2>/dev/null || true
+	wait "$SLEEPER_PID" 2>/dev/null || true
+	SLEEPER_PID=
+}
+
+# boot_stopped NAME TIMEOUT: after QEMU: its NVDIMM files removed, its
+# stderr and the boot time shown (BOOT_QEND); a timeout ends the run (124)
+boot_stopped() {
+	local name=$1 timeout=$2
+	rm -f "${NVDIMM_FILES[@]}"
+	BOOT_QEND=${EPOCHREALTIME/./}
+	if [[ -s $RUNDIR/qemu.stderr ]]; then grep -v 'host doesn.t support requested feature' "$RUNDIR/qemu.stderr" >&2 || true; fi
+	if [[ -f $TMPD/started ]]; then
+		stage "run $name: boot to first result: $(_fmt_s $(($(cat "$TMPD/started") - BOOT_QSTART))) s"
+	fi
+	if ((BOOT_TIMED_OUT)); then
+		stage "run $name: total $(_fmt_s $((BOOT_QEND - BOOT_QSTART))) s"
+		print_reports "$BOOT_CONSOLE" >&2
+		die "run $name: guest killed after the ${timeout}s timeout (--timeout); console log: $BOOT_CONSOLE" 124
+	fi
 }
 
 # shell_guest NAME: the guest with its console on stdio; QEMU's status
