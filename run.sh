@@ -80,7 +80,7 @@ run_vm() {
 	# 10,000 lifetime cycles on every kernel, the debug one too: the 17
 	# types cycle at once (vm/guest/lifetime.sh), ~7 min under KASAN + TCG
 	# (the ctest run, bound by CI's time, gives the debug kernel 1,000)
-	LONGPIN_BIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --timeout 3600 \
+	LONGPIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --timeout 3600 \
 		--out "$res" "${adds[@]}" -- env LONGPIN_LT_CYCLES=10000 \
 		sh /opt/longpin/run.sh "${phases[@]}" || rc=$?
 	[ -f "$res/matrix.csv" ] && cp "$res/matrix.csv" "$out/$k.csv"

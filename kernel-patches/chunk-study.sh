@@ -48,7 +48,7 @@ cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null && cmake --build build -j"$(n
 bench() {
 	local k=$1 label=$2 res=$work/$2 rc=0
 	stage "$label: kernel $k${3:+ from $3}"
-	LONGPIN_PATCHES=${3:-$repo/kernel-patches} LONGPIN_BIN=$repo/build/longpin \
+	LONGPIN_PATCHES=${3:-$repo/kernel-patches} LONGPIN=$repo/build/longpin \
 		vm/longpin-vm run --kernel "$k" --timeout 1800 --out "$res" \
 		--add "$repo/vm/guest:/opt/longpin" -- env LONGPIN_BENCH_SIZES="16M 64M 256M" \
 		sh -c 'LONGPIN_FILE_DIR= sh /opt/longpin/bench.sh /results/bench.csv' || rc=$?

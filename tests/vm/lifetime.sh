@@ -17,7 +17,6 @@ debian-6.12) contract=linux-6.5+ ;;
 esac
 runas=$(dirname "$LONGPIN")/lp-runas
 [ -x "$runas" ] || fail "no $runas (built by CMake beside longpin)"
-export LONGPIN_BIN=$LONGPIN
 # KASAN and lockdep under TCG: 1,000 cycles instead of 10,000
 cycles=10000
 [ "$kernel" = patched-debug ] && cycles=1000

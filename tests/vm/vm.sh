@@ -6,7 +6,6 @@ case=$1 kernel=$2
 repo=$REPO
 vm=$LPVM
 command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
-export LONGPIN_BIN=$LONGPIN
 
 # the contract each kernel must be judged by
 case $kernel in

@@ -150,12 +150,12 @@ run_initramfs() { # cmd... -> per-run archive in $TMPD
 	for a in "$@"; do s+=" $(sq "$a")"; done
 	printf '%s\n' "$s" >"$r/etc/longpin/cmd.sh"
 	printf '%s\n' "$*" >"$r/etc/longpin/cmd.txt"
-	bin=${LONGPIN_BIN:-$REPO/build/longpin}
+	bin=${LONGPIN:-$REPO/build/longpin}
 	if [[ -x $bin ]]; then
 		cp -L "$bin" "$r/usr/bin/longpin"
 		add_libs "$r" "$bin"
 	else
-		say "warning: no longpin binary at $bin (set LONGPIN_BIN or build it); the guest has no 'longpin'"
+		say "warning: no longpin binary at $bin (set LONGPIN or build it); the guest has no 'longpin'"
 	fi
 	for a in "${ADDS[@]}"; do
 		h=${a%%:*} g=${a#*:}
