@@ -105,16 +105,22 @@ run_longpin() {
 # fs_of DIR: file system type name of DIR.
 fs_of() { stat -f -c %T "$1"; }
 
+# free_hugepages: 2 MiB pages free and not reserved by another mapping
+free_hugepages() {
+	awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo
+}
+
 # reserve_hugepages N: make N 2 MiB pages free (root), restored at exit.
+
 reserve_hugepages() {
 	local need=$1 f=/proc/sys/vm/nr_hugepages old free
 	[ -w "$f" ] || skip "needs $need free huge pages and root to reserve them"
 	old=$(cat "$f")
-	free=$(awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo)
+	free=$(free_hugepages)
 	[ "$free" -ge "$need" ] && return 0
 	echo $((old + need - free)) >"$f"
 	on_exit "echo $old > $f"
-	free=$(awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo)
+	free=$(free_hugepages)
 	[ "$free" -ge "$need" ] || skip "could reserve only $free of $need huge pages (memory too fragmented)"
 }
 

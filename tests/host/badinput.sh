@@ -194,7 +194,7 @@ memlock-ring)
 	*) fail "exit status $rc" ;;
 	esac ;;
 no-hugepages)
-	free=$(awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo)
+	free=$(free_hugepages)
 	expect 77 "hugetlb needs $((free + 1)) free 2048 kB huge pages, $free are free: reserve them as root with \`echo [0-9]+ > /proc/sys/vm/nr_hugepages\`" \
 		--mem hugetlb --size $(( (free + 1) * 2 ))M ;;
 io-uring-disabled)

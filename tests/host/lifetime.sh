@@ -41,7 +41,7 @@ data_ok() {
 # hugepages N: true when N free 2 MiB pages are there or root reserves them
 hugepages() {
 	local free
-	free=$(awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo)
+	free=$(free_hugepages)
 	[ -n "$free" ] || return 1
 	[ "$free" -ge "$1" ] && return 0
 	[ -w /proc/sys/vm/nr_hugepages ] || return 1
