@@ -66,7 +66,7 @@ run_host() {
 # CSVs back
 run_vm() {
 	local k=$1 res=$work/$k rc=0 phases=(matrix reclaim) benchonly=0
-	local adds=(--add "$repo/vm/guest:/opt/longpin" --add "$repo/build/lp-runas:/usr/bin/lp-runas")
+	local adds=(--add "$repo/build/lp-runas:/usr/bin/lp-runas")
 	if [ "$k" = patched-unchunked ]; then
 		[ $nobench = 1 ] && { stage "kernel $k: benchmarks only, and --no-bench: skipped"; return 0; }
 		benchonly=1 phases=()
@@ -74,7 +74,7 @@ run_vm() {
 	[ $nobench = 0 ] && phases+=(bench)
 	[ $benchonly = 0 ] && [ $lifetime = 1 ] && phases+=(lifetime)
 	if [ $benchonly = 0 ] && [ $nofio = 0 ]; then
-		adds+=(--add "$repo/fio-jobs:/opt/fio-jobs" --fio)
+		adds+=(--fio)
 		phases+=(fio)
 	fi
 	# 10,000 lifetime cycles on every kernel, the debug one too: the 17

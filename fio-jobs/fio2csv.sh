@@ -1,5 +1,5 @@
 #!/bin/bash
-# fio2csv.sh RAWDIR OUT.csv: converts run-fio.sh's raw outputs (RAWDIR =
+# fio2csv.sh RAWDIR OUT.csv: converts vm/guest/fio.sh's raw outputs (RAWDIR =
 # the guest's /results/fio: meta.tsv, run.R.json) into rows of longpin's
 # CSV schema 2, source=fio, one row per fixed/plain pair, appended to
 # OUT.csv (header written when the file is empty; "-" = stdout).
@@ -17,10 +17,10 @@ LONGPIN=${LONGPIN:-$(dirname "$0")/../build/longpin}
 	die "needs longpin: build it (cmake --build build) or set LONGPIN="
 
 meta=$raw/meta.tsv
-[ -d "$raw" ] || die "$raw: no such directory (run-fio.sh's output, the guest's /results/fio)"
-[ -f "$meta" ] || die "$meta: missing: not a run-fio.sh output directory"
+[ -d "$raw" ] || die "$raw: no such directory (vm/guest/fio.sh's output, the guest's /results/fio)"
+[ -f "$meta" ] || die "$meta: missing: not a vm/guest/fio.sh output directory"
 want=$'group\tpair\trw\tmem\ttarget\tmemtype\tprefault\tsize\tbs\tqd\tmem_fs\tmem_dax\tcontract\texpected\tnofault\tkernel\trepeat'
-[ "$(head -n 1 "$meta")" = "$want" ] || die "$meta:1: not a run-fio.sh meta.tsv header"
+[ "$(head -n 1 "$meta")" = "$want" ] || die "$meta:1: not a vm/guest/fio.sh meta.tsv header"
 bad=$(awk -F'\t' 'NR > 1 && NF != 17 { print NR ": " NF " fields, want 17"; exit }' "$meta")
 [ -z "$bad" ] || die "$meta:$bad"
 [ "$(wc -l <"$meta")" -gt 1 ] || die "$meta: no pairs (every job skipped?)"
@@ -48,11 +48,11 @@ for ((r = 1; r <= repeat; r++)); do
 		die "$f: no fio JSON object in it (fio --output-format=json output expected)"
 done
 [ -s "$jobs" ] || die "$raw/run.1.json: no jobs in the fio JSON"
-# what ran the guest's CPU (longpin --print-accel in run-fio.sh); "-"
+# what ran the guest's CPU (longpin --print-accel in vm/guest/fio.sh); "-"
 # for outputs older than that file
 accel=-
 [ ! -f "$raw/accel" ] || accel=$(head -c 16 "$raw/accel" | tr -dc 'a-z0-9')
-[ -n "$accel" ] || die "$raw/accel: empty: rerun run-fio.sh"
+[ -n "$accel" ] || die "$raw/accel: empty: rerun vm/guest/fio.sh"
 
 # the output is checked before and written after the conversion: a bad
 # input leaves it untouched (longpin checks its header)

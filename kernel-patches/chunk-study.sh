@@ -50,7 +50,7 @@ bench() {
 	stage "$label: kernel $k${3:+ from $3}"
 	LONGPIN_PATCHES=${3:-$repo/kernel-patches} LONGPIN=$repo/build/longpin \
 		vm/longpin-vm run --kernel "$k" --timeout 1800 --out "$res" \
-		--add "$repo/vm/guest:/opt/longpin" -- env LONGPIN_BENCH_SIZES="16M 64M 256M" \
+		-- env LONGPIN_BENCH_SIZES="16M 64M 256M" \
 		sh -c 'LONGPIN_FILE_DIR= sh /opt/longpin/bench.sh /results/bench.csv' || rc=$?
 	[ -f "$res/bench.csv" ] || { echo "chunk-study.sh: $label produced no CSV (exit $rc)" >&2; return 1; }
 	cp "$res/bench.csv" "$out/$label.csv"

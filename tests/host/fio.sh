@@ -1,7 +1,7 @@
 #!/bin/bash
 # fio.sh CASE: the fio jobs (fio-jobs/): the host-side converter
 # fio2csv.sh on the captured outputs of tests/data/fio/stock/ and
-# debian-6.12/ (run-fio.sh in those guests, JSON trimmed with jq to the
+# debian-6.12/ (fio.sh in those guests, JSON trimmed with jq to the
 # fields the converter reads: jobname, error, bw/iops/ios, 3 clat
 # percentiles, cpu), the
 # job files and the memory type mapping. The jobs in the stock guest:
@@ -50,7 +50,7 @@ convert)
 	want "$T/o.csv" $p expected -EOPNOTSUPP
 	want "$T/o.csv" $p verdict pass
 	want "$T/o.csv" $p contract linux-6.1
-	want "$T/o.csv" $p accel -	# raw outputs from before run-fio.sh wrote accel
+	want "$T/o.csv" $p accel -	# raw outputs from before fio.sh wrote accel
 	want "$T/o.csv" $p fixed_mibs_med -
 	want "$T/o.csv" $p ratio_med -
 	is_num "$(col "$T/o.csv" $p plain_mibs_med)" || fail "$p: no plain MiB/s for the refused pair"
@@ -137,7 +137,7 @@ bad-nodir) bad "$T/none" "$T/none: no such directory"; pass "missing directory" 
 bad-nometa) mkdir "$T/raw"; bad "$T/raw" "$T/raw/meta.tsv: missing"; pass "no meta.tsv" ;;
 bad-header)
 	copy; sed -i 1d "$T/raw/meta.tsv"
-	bad "$T/raw" "$T/raw/meta.tsv:1: not a run-fio.sh meta.tsv header"; pass "bad meta header" ;;
+	bad "$T/raw" "$T/raw/meta.tsv:1: not a vm/guest/fio.sh meta.tsv header"; pass "bad meta header" ;;
 bad-fields)
 	copy; sed -i '3s/\t[^\t]*$//' "$T/raw/meta.tsv"
 	bad "$T/raw" "$T/raw/meta.tsv:3: 16 fields, want 17"; pass "short meta line" ;;
@@ -158,7 +158,7 @@ bad-csv)
 	[ "$(cat "$T/bad.csv")" = "a,b,c" ] || fail "the CSV was changed"
 	pass "appending to a non-longpin CSV is refused" ;;
 memtype)
-	. "$J/memtype.sh"
+	. "$ROOT/vm/guest/fio-vars.sh"
 	while read -r mem fs dax exp; do
 		got=$("$LONGPIN" --fio-memtype "$mem" "$fs" "$dax" | cut -f 1)
 		[ "$got" = "$exp" ] || fail "mem=$mem on $fs dax=$dax: $got, want $exp"
@@ -194,7 +194,7 @@ memtype-dir)
 	[ "$("$LONGPIN" --fio-result 0)" = 0 ] || fail "--fio-result 0"
 	pass "mem=mmapshared:/dev/shm/F is tmpfs-shared; errno names from longpin" ;;
 jobs)
-	sh -n "$J/run-fio.sh" || fail "run-fio.sh: sh -n"
+	sh -n "$ROOT/vm/guest/fio.sh" || fail "vm/guest/fio.sh: sh -n"
 	# every -fixed section has a -plain twin with the same lines but fixedbufs
 	for f in "$J"/*.fio; do
 		awk '/^\[/ { s = substr($0, 2, index($0, "]") - 2); next }
@@ -206,27 +206,27 @@ jobs)
 				if (fb[k, "fixed"] != "fixedbufs=1" || fb[k, "plain"] != "fixedbufs=0") { print FILENAME ": " k ": fixedbufs"; bad = 1 } }
 				exit bad }' "$f" || fail "$f"
 	done
-	# the copies run-fio.sh runs: a ${VAR} in place of every path and
-	# parameter, so that run-fio.sh overrides all of them
-	. "$J/memtype.sh"
+	# the copies fio.sh runs: a ${VAR} in place of every path and
+	# parameter, so that fio.sh overrides all of them
+	. "$ROOT/vm/guest/fio-vars.sh"
 	mkdir "$T/jobs"
 	for f in "$J"/*.fio "$J/global.inc"; do fio_jobvars "$f" >"$T/jobs/${f##*/}"; done
 	! grep -nE '^[^;#][^=]*=([a-z]+:)?/' "$T/jobs"/* ||
-		fail "a path run-fio.sh cannot override: add it to FIO_PATHS (memtype.sh)"
+		fail "a path fio.sh cannot override: add it to FIO_PATHS (vm/guest/fio-vars.sh)"
 	! grep -nE '^(rw|bs|iodepth|size|runtime)=[^$]' "$T/jobs/global.inc" ||
-		fail "a parameter of global.inc run-fio.sh cannot override: FIO_PARAMS (memtype.sh)"
+		fail "a parameter of global.inc fio.sh cannot override: FIO_PARAMS (vm/guest/fio-vars.sh)"
 	command -v fio >/dev/null || skip "twins ok; no fio to parse the job files"
 	export BS=8k IODEPTH=4 RUNTIME=1s TARGET_SIZE=2m RW=randwrite LONGPIN_NULLBLK=/dev/null
 	for v in PMEM DAX_EXT4 DAX_XFS EXT4 XFS TMPFS HUGETLBFS; do export LONGPIN_$v=/tmp; done
 	for f in "$T/jobs"/*.fio; do
-		(cd / && fio --parse-only "$f") >"$T/p" 2>&1 || { cat "$T/p"; fail "fio --parse-only ${f##*/} as run-fio.sh runs it"; }
+		(cd / && fio --parse-only "$f") >"$T/p" 2>&1 || { cat "$T/p"; fail "fio --parse-only ${f##*/} as fio.sh runs it"; }
 	done
 	(cd / && fio --showcmd "$T/jobs/nullb.fio") >"$T/p" 2>&1
 	for o in rw=randwrite bs=8k iodepth=4 size=2m runtime=1s filename=/dev/null mem=mmap:/tmp/fio-buf; do
-		grep -qF -- "--$o " "$T/p" || { cat "$T/p"; fail "nullb.fio as run-fio.sh runs it: no --$o"; }
+		grep -qF -- "--$o " "$T/p" || { cat "$T/p"; fail "nullb.fio as fio.sh runs it: no --$o"; }
 	done
 	n=$(cat "$J"/*.fio | grep -c '^\[.*-fixed\]')
-	pass "$n fixed/plain twins; fio parses every job file as run-fio.sh runs it, with its parameters" ;;
+	pass "$n fixed/plain twins; fio parses every job file as fio.sh runs it, with its parameters" ;;
 parse-only)
 	# the job files as fio users run them: no ${VAR}s in the environment,
 	# another working directory (fio looks for include global.inc there

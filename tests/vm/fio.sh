@@ -1,5 +1,5 @@
 #!/bin/bash
-# fio.sh: the fio jobs (fio-jobs/run-fio.sh) in the stock guest, their
+# fio.sh: the fio jobs (vm/guest/fio.sh) in the stock guest, their
 # output through fio2csv.sh: fsdax-shared refused as the contract says,
 # a fixed/plain ratio for every registered null_blk row. The converter on
 # captured outputs, the job files: tests/host/fio.sh.
@@ -14,11 +14,11 @@ VM=$ROOT/vm/longpin-vm
 "$VM" kernels 2>/dev/null | grep -qE '^stock +built' || skip "stock kernel not built (vm/longpin-vm build --kernel stock)"
 # null_blk (every memory type) and the pmem block device: ~45 s of fio
 rc=0
-"$VM" run --kernel stock --timeout 400 --out "$T/res" --add "$J:/fio-jobs" --fio -- \
-	/fio-jobs/run-fio.sh nullb pmem >"$T/vm.log" 2>&1 || rc=$?
+"$VM" run --kernel stock --timeout 400 --out "$T/res" --fio -- \
+	sh /opt/longpin/fio.sh nullb pmem >"$T/vm.log" 2>&1 || rc=$?
 grep -E '^(not )?ok |^# ' "$T/vm.log"
 [ -f "$T/res/fio/meta.tsv" ] || { tail -20 "$T/vm.log"; fail "no results from the guest (exit $rc)"; }
-[ "$rc" = 0 ] || fail "run-fio.sh exited $rc in the guest"
+[ "$rc" = 0 ] || fail "fio.sh exited $rc in the guest"
 conv "$T/res/fio" "$T/o.csv"; [ "$rc" = 0 ] || fail "fio2csv.sh exit status $rc"
 p=mmapshared-daxext4-nullb
 want "$T/o.csv" $p memtype fsdax-shared

@@ -22,7 +22,7 @@ cycles=10000
 [ "$kernel" = patched-debug ] && cycles=1000
 rc=0
 "$repo/vm/longpin-vm" run --kernel "$kernel" --timeout 1500 --out "$T/res" \
-	--add "$repo/vm/guest:/opt/longpin" --add "$runas:/usr/bin/lp-runas" -- \
+	--add "$runas:/usr/bin/lp-runas" -- \
 	env LONGPIN_LT_CYCLES="$cycles" sh /opt/longpin/run.sh lifetime \
 	>"$T/out" 2>&1 || rc=$?
 cat "$T/out"

@@ -22,7 +22,7 @@ guest() {
 	local tmo=900
 	[ "$kernel" = patched-debug ] && tmo=1700
 	"$vm" run --kernel "$kernel" --timeout "$tmo" --out "$T/res" \
-		--add "$repo/vm/guest:/opt/longpin" -- "$@" >"$T/out" 2>&1 || rc=$?
+		-- "$@" >"$T/out" 2>&1 || rc=$?
 	cat "$T/out"
 }
 # csv_rows FILE: "memtype prefault fs errno verdict contract" per row

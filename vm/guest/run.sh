@@ -9,7 +9,8 @@
 #             type and prefault (lifetime.sh) -> rows in matrix.csv
 #   bench     the registration benchmarks (bench.sh) -> bench.csv
 #   lifetime  every --lifetime case (lifetime.sh) -> lifetime.csv
-#   fio       the fio jobs (the fio layer: longpin-vm run --fio) -> fio/
+#   fio       the fio jobs (fio.sh; fio and the job files come with
+#             longpin-vm run --fio) -> fio/
 # The guest's init sets the places longpin reads (LONGPIN_FILE_DIR=ext4,
 # LONGPIN_DAX_DIR=DAX ext4, LONGPIN_TMPFS_DIR, LONGPIN_DEVDAX) and the
 # mount points (LONGPIN_EXT4, LONGPIN_XFS, LONGPIN_DAX_XFS, ...): see
@@ -45,7 +46,7 @@ for phase in "$@"; do
 		sh "$here/lifetime.sh" /results/lifetime.csv || bad=1 ;;
 	fio)
 		echo "# fio"
-		FIO_OUT=/results/fio sh /opt/fio-jobs/run-fio.sh || bad=1 ;;
+		FIO_OUT=/results/fio sh "$here/fio.sh" || bad=1 ;;
 	*) echo "run.sh: unknown phase '$phase': give matrix, reclaim, bench, lifetime or fio" >&2
 		exit 2 ;;
 	esac

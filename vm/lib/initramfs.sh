@@ -157,6 +157,11 @@ run_initramfs() { # cmd... -> per-run archive in $TMPD
 	else
 		say "warning: no longpin binary at $bin (set LONGPIN or build it); the guest has no 'longpin'"
 	fi
+	# the guest's scripts (vm/guest/run.sh and what it runs) at /opt/longpin,
+	# and with --fio the job files at /opt/fio-jobs: every boot has them
+	mkdir -p "$r/opt/longpin"
+	cp "$VMDIR"/guest/*.sh "$r/opt/longpin/"
+	if ((WITH_FIO)); then cp -a "$REPO/fio-jobs" "$r/opt/fio-jobs"; fi
 	for a in "${ADDS[@]}"; do
 		h=${a%%:*} g=${a#*:}
 		mkdir -p "$r$(dirname "$g")"

@@ -1,5 +1,5 @@
-# memtype.sh (sourced, POSIX sh): what fio does with longpin's job files,
-# shared by run-fio.sh (guest) and tests/host/fio.sh. The memory type of fio's
+# fio-vars.sh (sourced, POSIX sh): what fio does with longpin's job files,
+# shared by fio.sh (guest) and tests/host/fio.sh. The memory type of fio's
 # mem= and the errno names are longpin's (longpin --fio-memtype MEM,
 # --fio-result ERROR: harness/fio_import.c), so that the guest, the host
 # and the harness agree.
@@ -14,7 +14,7 @@ fio_prefault() {
 # The job files carry literal defaults, so that fio runs them as they
 # are: global.inc's parameters, and the devices and mounts of
 # vm/longpin-vm's guest (vm/README.md), except /dev/pmem0 (the guest's is
-# a /dev/pmemN.M). run-fio.sh runs copies in which ${VARIABLE}s replace
+# a /dev/pmemN.M). fio.sh runs copies in which ${VARIABLE}s replace
 # them, which fio expands from its environment (an unset one to "").
 # FIO_PARAMS: VARIABLE=KEY, the keys of global.inc only; FIO_PATHS:
 # VARIABLE=PATH, where a value (or the file of mem=TYPE:) is PATH or

@@ -1,5 +1,5 @@
 #!/bin/sh
-# run-fio.sh [JOBFILE...]: runs longpin's fio jobs inside a longpin-vm guest
+# fio.sh [JOBFILE...]: runs longpin's fio jobs (fio-jobs/) inside a longpin-vm guest
 # (busybox sh) and leaves the raw outputs in $FIO_OUT (/results/fio):
 #   meta.tsv                one line per fixed/plain pair: fio's mem=, the
 #                           longpin memory type, and the running kernel's
@@ -15,18 +15,22 @@
 # TARGET_SIZE RW (defaults: global.inc's values) and REPEAT; the devices
 # and mounts are the LONGPIN_* variables of vm/longpin-vm's guest (a pair
 # that needs an unset one is skipped). The job files carry literal
-# defaults so that fio runs them as they are; run-fio.sh runs copies in a
-# temp dir in which these ${VAR}s replace them (fio_jobvars, memtype.sh).
+# defaults so that fio runs them as they are; fio.sh runs copies in a
+# temp dir in which these ${VAR}s replace them (fio_jobvars, fio-vars.sh).
+# The job files: $FIO_JOBS, default /opt/fio-jobs (longpin-vm run --fio
+# puts them there), or fio-jobs/ of the repository this file is in.
 # The memory type of each mem= and the errno names come from longpin
 # (--fio-memtype, --fio-result).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-. "$HERE/memtype.sh"
+. "$HERE/fio-vars.sh"
+JOBS=${FIO_JOBS:-/opt/fio-jobs}
+[ -d "$JOBS" ] || JOBS=$(cd "$HERE/../.." && pwd)/fio-jobs
 
 # TCG defaults (global.inc: 4k, QD 8, 200ms, 16m, randread): a repeat
 # costs ~2 s + per job ~0.3 s (+ RUNTIME if it registered); the default
 # set (26 pairs) is ~80 s with REPEAT=3.
-inc() { sed -n "s/^$1=//p" "$HERE/global.inc"; }
+inc() { sed -n "s/^$1=//p" "$JOBS/global.inc"; }
 : "${BS:=$(inc bs)}" "${IODEPTH:=$(inc iodepth)}" "${RUNTIME:=$(inc runtime)}"
 : "${TARGET_SIZE:=$(inc size)}" "${RW:=$(inc rw)}" "${REPEAT:=3}"
 export BS IODEPTH RUNTIME TARGET_SIZE RW
@@ -34,7 +38,7 @@ OUT=${FIO_OUT:-/results/fio}
 LONGPIN=${LONGPIN:-longpin}
 [ $# -gt 0 ] || set -- nullb nullb-write pmem dax-ext4 dax-xfs ext4 xfs
 
-die() { echo "run-fio.sh: $*" >&2; exit 2; }
+die() { echo "fio.sh: $*" >&2; exit 2; }
 command -v fio >/dev/null || die "no fio in PATH (in a longpin-vm guest: run --fio)"
 command -v "$LONGPIN" >/dev/null || die "no longpin (set LONGPIN=)"
 
@@ -73,7 +77,7 @@ jobs=$(mktemp -d "${TMPDIR:-/tmp}/run-fio.XXXXXX") || die "cannot create a temp 
 trap 'rm -f $cleanup_files ${LONGPIN_HUGETLBFS:-/nonexistent}/fio-buf; rm -rf "$jobs"' EXIT
 # (include by absolute path: fio looks for a relative one in its working
 # directory first, and only then next to the job file)
-for f in "$HERE"/*.fio "$HERE/global.inc"; do
+for f in "$JOBS"/*.fio "$JOBS/global.inc"; do
 	fio_jobvars "$f" | sed "s|^include \([^/]\)|include $jobs/\1|" >"$jobs/${f##*/}" ||
 		die "cannot write $jobs/${f##*/}"
 done
@@ -121,7 +125,7 @@ list=$OUT/.pairs
 : >"$list"
 rm -f "$list.nohuge"
 for g in "$@"; do
-	[ -f "$HERE/${g%.fio}.fio" ] || die "no job file $HERE/${g%.fio}.fio"
+	[ -f "$JOBS/${g%.fio}.fio" ] || die "no job file $JOBS/${g%.fio}.fio"
 	f=$jobs/${g%.fio}.fio
 	sections "$f" | sed "s/^/${g%.fio}|/" >>"$list"
 done
