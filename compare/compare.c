@@ -9,7 +9,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,32 +87,7 @@ int usage_err(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-/* ---- numbers ---- */
-
-static bool num(const char *s, double *v)
-{
-	char *end;
-
-	if (!*s || !strcmp(s, "-"))
-		return false;
-	errno = 0;
-	*v = strtod(s, &end);
-	return !*end && !errno && isfinite(*v);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
+/* ---- files and keys ---- */
 
 static void fmt_size(char *buf, size_t n, const char *s)
 {
@@ -132,13 +106,6 @@ static void fmt_size(char *buf, size_t n, const char *s)
 		snprintf(buf, n, "%lluK", v >> 10);
 	else
 		snprintf(buf, n, "%llu", v);
-}
-
-/* ---- files and keys ---- */
-
-static const char *get(const struct file *f, size_t row, enum col c)
-{
-	return csv_get(&f->csv, row, f->col[c]);
 }
 
 static void set_label(struct file *f)
@@ -195,27 +162,12 @@ static void unique_labels(struct cmp *c)
 			}
 }
 
-/* kB a row left pinned (0: none or not measured) */
-static long row_leak(const struct file *f, size_t r)
-{
-	long kb = atol(get(f, r, C_LEAK));
-
-	return kb > 0 ? kb : 0;
-}
-
-static bool row_corrupt(const struct file *f, size_t r)
-{
-	const char *d = get(f, r, C_DCHECK);
-
-	return !strcmp(d, "mismatch") || !strcmp(d, "error");
-}
-
 static void count_verdicts(struct file *f)
 {
 	size_t r;
 
 	for (r = 0; r < f->csv.nrows; r++) {
-		const char *v = get(f, r, C_VERDICT), *a = get(f, r, C_ACCEL);
+		const char *v = col_get(f, r, C_VERDICT), *a = col_get(f, r, C_ACCEL);
 
 		set_add(f->accel, sizeof(f->accel), *a && strcmp(a, "-") ? a : "?");
 
@@ -243,8 +195,8 @@ static void warn_mixed(const struct file *f)
 	size_t r;
 
 	for (r = 0; r < f->csv.nrows; r++) {
-		k = get(f, r, C_KERNEL);
-		ct = get(f, r, C_CONTRACT);
+		k = col_get(f, r, C_KERNEL);
+		ct = col_get(f, r, C_CONTRACT);
 		if (!k0) {
 			k0 = k;
 			c0 = ct;
@@ -282,9 +234,9 @@ static int load_file(struct cmp *c, int i)
 
 static char *base_key(const struct file *f, size_t r)
 {
-	return xasprintf("%s,%s,%s,%s,%s", get(f, r, C_SOURCE),
-			 get(f, r, C_MEMTYPE), get(f, r, C_PREFAULT),
-			 get(f, r, C_SIZE), get(f, r, C_OP));
+	return xasprintf("%s,%s,%s,%s,%s", col_get(f, r, C_SOURCE),
+			 col_get(f, r, C_MEMTYPE), col_get(f, r, C_PREFAULT),
+			 col_get(f, r, C_SIZE), col_get(f, r, C_OP));
 }
 
 static bool in_list(char **list, size_t n, const char *s, size_t *idx)
@@ -317,7 +269,7 @@ static size_t find_splits(struct cmp *c, char ***out)
 			for (s = 0; s < r; s++) {
 				char *a, *b;
 
-				if (!strcmp(get(f, r, C_FS), get(f, s, C_FS)))
+				if (!strcmp(col_get(f, r, C_FS), col_get(f, s, C_FS)))
 					continue;
 				a = base_key(f, r);
 				b = base_key(f, s);
@@ -348,7 +300,7 @@ static void make_keys(struct cmp *c)
 			char *key = base_key(f, r);
 
 			if (in_list(split, nsplit, key, NULL)) {
-				char *full = xasprintf("%s,%s", key, get(f, r, C_FS));
+				char *full = xasprintf("%s,%s", key, col_get(f, r, C_FS));
 
 				free(key);
 				key = full;
@@ -405,159 +357,6 @@ void key_label(char *buf, size_t n, const char *key, bool with_pf)
 	cat(buf, n, "%s", size);
 	if (f[5])
 		cat(buf, n, " (%s)", f[5]);
-}
-
-/* ---- combining the rows of one key on one file ---- */
-
-/* "0", "-EOPNOTSUPP", or the raw result. */
-static void row_result(char *buf, size_t n, const struct file *f, size_t r)
-{
-	const char *res = get(f, r, C_RESULT), *e = get(f, r, C_ERRNO);
-
-	if (!strcmp(res, "0"))
-		snprintf(buf, n, "0");
-	else if (res[0] == '-' && res[1] && *e && strcmp(e, "-"))
-		snprintf(buf, n, "-%s", e);
-	else
-		snprintf(buf, n, "%s", *res ? res : "?");
-}
-
-/* Add @s to the '/'-separated set @buf unless it is there. */
-void set_add(char *buf, size_t n, const char *s)
-{
-	char tmp[128], *p, *save;
-
-	snprintf(tmp, sizeof(tmp), "%s", buf);
-	for (p = strtok_r(tmp, "/", &save); p; p = strtok_r(NULL, "/", &save))
-		if (!strcmp(p, s))
-			return;
-	if (*buf)
-		strncat(buf, "/", n - strlen(buf) - 1);
-	strncat(buf, s, n - strlen(buf) - 1);
-}
-
-/*
- * Median of column @med over @rows (of @pref instead where a row has a
- * number there: the cycles' median beats one registration); min and max
- * over @lo and @hi (and the medians), so that the range covers every
- * repeat of every row.
- */
-static struct range combine(const struct file *f, const size_t *rows,
-			    size_t n, enum col med, int pref, int lo, int hi)
-{
-	struct range rg = { INFINITY, 0, -INFINITY, false };
-	double *v = xcalloc(n, sizeof(*v)), x;
-	size_t i, nv = 0;
-
-	for (i = 0; i < n; i++) {
-		if ((pref >= 0 && num(get(f, rows[i], pref), &x)) ||
-		    num(get(f, rows[i], med), &x)) {
-			v[nv++] = x;
-			rg.min = fmin(rg.min, x);
-			rg.max = fmax(rg.max, x);
-		}
-		if (lo >= 0 && num(get(f, rows[i], lo), &x))
-			rg.min = fmin(rg.min, x);
-		if (hi >= 0 && num(get(f, rows[i], hi), &x))
-			rg.max = fmax(rg.max, x);
-	}
-	if (nv) {
-		rg.med = median(v, nv);
-		rg.ok = true;
-	}
-	free(v);
-	return rg;
-}
-
-static bool row_cycles(const struct file *f, size_t r)
-{
-	double x;
-
-	return f->col[C_CYC_MED] >= 0 && num(get(f, r, C_CYC_MED), &x);
-}
-
-/*
- * How many rows of key @k carry a --cycles median, of how many. Unless
- * all do, in every file, every file's first registration is compared: a
- * cycles' median (pages already faulted, caches warm) against a first
- * registration is no ratio.
- */
-static void key_cycles(const struct cmp *c, size_t k, size_t *with,
-		       size_t *rows)
-{
-	const struct file *f;
-	size_t r;
-	int i;
-
-	*with = *rows = 0;
-	for (i = 0; i < c->nfiles; i++) {
-		f = &c->file[i];
-		for (r = 0; r < f->csv.nrows; r++)
-			if (f->key[r] == k) {
-				(*rows)++;
-				*with += row_cycles(f, r);
-			}
-	}
-}
-
-static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
-		      bool cycles)
-{
-	const struct file *f = &c->file[fi];
-	size_t *rows = xcalloc(f->csv.nrows, sizeof(*rows)), r, n = 0;
-	char res[64], all[56] = "";
-
-	for (r = 0; r < f->csv.nrows; r++)
-		if (f->key[r] == k)
-			rows[n++] = r;
-	cl->nrows = n;
-	for (r = 0; r < n; r++) {
-		row_result(res, sizeof(res), f, rows[r]);
-		set_add(all, sizeof(all), res);
-		set_add(cl->verdict, sizeof(cl->verdict), get(f, rows[r], C_VERDICT));
-		if (row_leak(f, rows[r]) > cl->leak_kb)
-			cl->leak_kb = row_leak(f, rows[r]);
-		cl->ncorrupt += row_corrupt(f, rows[r]);
-		cl->emulated |= !strcmp(get(f, rows[r], C_ACCEL), "tcg");
-	}
-	snprintf(cl->res, sizeof(cl->res), "%s%s", strchr(all, '/') ? "mixed " : "", all);
-	if (cycles)
-		cl->reg = combine(f, rows, n, C_REG, C_CYC_MED, C_CYC_MIN,
-				  C_CYC_MAX);
-	else
-		cl->reg = combine(f, rows, n, C_REG, -1, -1, -1);
-	cl->fixed = combine(f, rows, n, C_FIX_MED, -1, C_FIX_MIN, C_FIX_MAX);
-	cl->plain = combine(f, rows, n, C_PLN_MED, -1, C_PLN_MIN, C_PLN_MAX);
-	cl->ratio = combine(f, rows, n, C_RAT_MED, -1, C_RAT_MIN, C_RAT_MAX);
-	cl->probe_calls = combine(f, rows, n, C_PROBE_CALLS, -1, -1, -1);
-	cl->probe_p999 = combine(f, rows, n, C_PROBE_P999, -1, -1, -1);
-	cl->probe_max = combine(f, rows, n, C_PROBE_MAX, -1, -1, -1);
-	if (cl->probe_max.ok)
-		c->have_probe = true;
-	if (cl->emulated && (cl->fixed.ok || cl->plain.ok))
-		c->have_emulated = true;
-	free(rows);
-}
-
-struct cell *cell_of(const struct cmp *c, size_t k, int fi)
-{
-	return &c->cell[k * c->nfiles + fi];
-}
-
-static void fill_cells(struct cmp *c)
-{
-	size_t k;
-	int i;
-
-	c->cell = xcalloc(c->nkeys * c->nfiles, sizeof(*c->cell));
-	for (k = 0; k < c->nkeys; k++) {
-		size_t with, rows;
-
-		key_cycles(c, k, &with, &rows);
-		for (i = 0; i < c->nfiles; i++)
-			fill_cell(c, i, k, cell_of(c, k, i), with == rows);
-		c->nfirst_only += with && with < rows;
-	}
 }
 
 /* ---- main ---- */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * longpin-compare: what compare.c (reading, joining, main),
- * compare_report.c (text and markdown sections) and compare_plot.c
- * (gnuplot data and scripts) share.
+ * longpin-compare: what compare.c (reading, joining, main), compare_cell.c
+ * (a key's rows in one file combined), compare_report.c (text and markdown
+ * sections) and compare_plot.c (gnuplot data and scripts) share.
  */
 #ifndef LONGPIN_COMPARE_H
 #define LONGPIN_COMPARE_H
@@ -67,6 +67,13 @@ struct cmp {
 	size_t nfirst_only;	/* keys with cycles in some files only */
 };
 
+/* Field @c of row @row of @f ("" when the file has no such column). */
+static inline const char *col_get(const struct file *f, size_t row,
+				  enum col c)
+{
+	return csv_get(&f->csv, row, f->col[c]);
+}
+
 /* compare.c */
 __attribute__((noreturn))
 void die_oom(void);
@@ -78,8 +85,11 @@ char *xasprintf(const char *fmt, ...);
 __attribute__((format(printf, 1, 2)))
 int usage_err(const char *fmt, ...);
 void key_label(char *buf, size_t n, const char *key, bool with_pf);
+
+/* compare_cell.c */
 void set_add(char *buf, size_t n, const char *s);
 struct cell *cell_of(const struct cmp *c, size_t k, int fi);
+void fill_cells(struct cmp *c);
 
 /* compare_report.c */
 void result_text(char *buf, size_t n, const struct cell *cl);
