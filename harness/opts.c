@@ -142,37 +142,14 @@ static int parse_uint(const char *opt, const char *arg, unsigned long lo,
 	return LP_OK;
 }
 
-static int parse_one(struct opts *o, int c, const char *arg)
+/* The options that take a number (or a list of prefaults). */
+static int parse_num(struct opts *o, int c, const char *arg)
 {
 	unsigned long v = 0;
 	char *end;
 	int ret = LP_OK;
 
 	switch (c) {
-	case 'm':
-		if (o->mem)
-			return lp_err(LP_EUSAGE,
-				      "--mem given twice (%s, then %s): give one memory type per run",
-				      o->mem, arg);
-		o->mem = arg;
-		break;
-	case 'd': o->dir = arg; break;
-	case 'D': o->dev = arg; break;
-	case 't': o->target = arg; o->io_opt = "--target"; break;
-	case 'e': o->expect = arg; break;
-	case 'c': o->csv = arg; break;
-	case 'Q': o->quiet = true; break;
-	case OPT_NO_IO: o->no_io = true; break;
-	case OPT_MMAP_PROBE: o->mmap_probe = true; break;
-	case OPT_PRINT_EXPECTED: o->print_expected = true; break;
-	case OPT_NO_MEMLOCK_CHECK: o->no_memlock_check = true; break;
-	case OPT_CONCURRENT: o->concurrent = true; break;
-	case OPT_TARGET_OVERWRITE: o->target_overwrite = true; break;
-	case OPT_LIFETIME:
-		o->lifetime = arg;
-		if (!strcmp(arg, "memlock"))
-			o->no_memlock_check = true;
-		break;
 	case OPT_CYCLES:
 		ret = parse_uint("--cycles", arg, 1, 10000000, &v);
 		o->cycles = v;
@@ -219,6 +196,40 @@ static int parse_one(struct opts *o, int c, const char *arg)
 				      "--runtime %s: give seconds from 0.001 to 3600",
 				      arg);
 		break;
+	default:
+		return lp_err(LP_EUSAGE, "unknown option: see longpin --help");
+	}
+	return ret;
+}
+
+/* The flags and the options that take a name; the rest to parse_num(). */
+static int parse_one(struct opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'm':
+		if (o->mem)
+			return lp_err(LP_EUSAGE,
+				      "--mem given twice (%s, then %s): give one memory type per run",
+				      o->mem, arg);
+		o->mem = arg;
+		break;
+	case 'd': o->dir = arg; break;
+	case 'D': o->dev = arg; break;
+	case 't': o->target = arg; o->io_opt = "--target"; break;
+	case 'e': o->expect = arg; break;
+	case 'c': o->csv = arg; break;
+	case 'Q': o->quiet = true; break;
+	case OPT_NO_IO: o->no_io = true; break;
+	case OPT_MMAP_PROBE: o->mmap_probe = true; break;
+	case OPT_PRINT_EXPECTED: o->print_expected = true; break;
+	case OPT_NO_MEMLOCK_CHECK: o->no_memlock_check = true; break;
+	case OPT_CONCURRENT: o->concurrent = true; break;
+	case OPT_TARGET_OVERWRITE: o->target_overwrite = true; break;
+	case OPT_LIFETIME:
+		o->lifetime = arg;
+		if (!strcmp(arg, "memlock"))
+			o->no_memlock_check = true;
+		break;
 	case OPT_INJECT:
 		if (strcmp(arg, "corrupt") && strcmp(arg, "leak") &&
 		    strcmp(arg, "fill"))
@@ -227,9 +238,9 @@ static int parse_one(struct opts *o, int c, const char *arg)
 		o->inject = arg;
 		break;
 	default:
-		return lp_err(LP_EUSAGE, "unknown option: see longpin --help");
+		return parse_num(o, c, arg);
 	}
-	return ret;
+	return LP_OK;
 }
 
 /*
