@@ -841,29 +841,20 @@ static int emit(struct lt *t, const char *op, int result)
 	int ret;
 
 	r->result = result;
+	r->op = op;
 	if (!r->have_expected && !t->unchecked) {
 		r->have_expected = true;
 		r->expected = 0;
 	}
-	if (!r->have_expected)	/* a failed check of the case still fails */
-		r->verdict = r->result == -EIO ? "fail" : "unchecked";
-	else if (r->result != r->expected)
-		r->verdict = "fail";
-	else
-		r->verdict = t->defect ? "defect" : "pass";
-	if (!strcmp(r->verdict, "defect"))
-		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
-			op, r->mem, prefault_name(r->pf), r->contract, t->note);
 	snprintf(r->io.check, sizeof(r->io.check), "%s", t->check);
-	r->note = t->note;
-	ret = !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;
-	r->op = op;
-	if (!t->o->quiet) {
-		table_print_lifetime(r, !t->header_done);
-		t->header_done = true;
-	}
-	if (t->o->csv && csv_append(t->o->csv, r, t->o->repeat) != LP_OK)
-		ret = LP_EUSAGE;
+	/*
+	 * A failed check of the case answers -EIO: the answer judges it
+	 * where one is expected; where none is, it still fails.
+	 */
+	ret = row_judge(r, !r->have_expected && result == -EIO, t->defect,
+			t->note);
+	ret = row_write(r, t->o, !t->header_done, ret);
+	t->header_done = true;
 	return ret;
 }
 

@@ -281,6 +281,8 @@ int csv_verify(FILE *f, const char *path);
 int csv_to_stdout(void);
 void table_print(const struct row *r, bool header, const struct opts *o);
 void table_print_lifetime(const struct row *r, bool header);
+int row_judge(struct row *r, bool failed, bool defect, const char *note);
+int row_write(const struct row *r, const struct opts *o, bool header, int ret);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define KiB 1024UL

@@ -228,28 +228,8 @@ static bool pages_touched(const struct row *r)
 	       r->dirty_kb[1] > r->dirty_kb[0];
 }
 
-static const char *judge(struct row *r, const struct contract *c,
-			 char *note, size_t n)
-{
-	const char *verdict;
-
-	r->have_expected = contract_lookup(c, r->mem, r->pf, r->size,
-					   &r->expected, &r->nofault);
-	verdict = row_verdict(r);
-	if (strcmp(verdict, "pass"))
-		return verdict;
-	if (r->nofault && pages_touched(r)) {
-		snprintf(note, n,
-			 "the attempt faulted pages: resident %ld -> %ld, dirty %ld -> %ld kB",
-			 r->resident[0], r->resident[1], r->dirty_kb[0],
-			 r->dirty_kb[1]);
-		return "fail";
-	}
-	return "pass";
-}
-
-/* Append "; MESSAGE" to @note; returns LP_FAIL. */
-static int add_note(char *note, size_t n, const char *fmt, ...)
+/* Append "; MESSAGE" to @note; returns true: a failure was noted. */
+static bool add_note(char *note, size_t n, const char *fmt, ...)
 {
 	size_t len = strlen(note);
 	va_list ap;
@@ -261,7 +241,7 @@ static int add_note(char *note, size_t n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(note + len, n - len, fmt, ap);
 	va_end(ap);
-	return LP_FAIL;
+	return true;
 }
 
 /* Where the prober ran: a fact about the figures, not a failure. */
@@ -272,6 +252,35 @@ static void probe_note(const struct cycles_result *c, char *note, size_t n)
 	else
 		add_note(note, n, "prober on CPU %d (registration on CPU %d)",
 			 c->probe_cpu[1], c->probe_cpu[0]);
+}
+
+/*
+ * What fails a row besides its answer, each with its note: a page faulted
+ * where the contract says none may be, a pin left, a cycle that answered
+ * otherwise, the data check. A pass is the whole truth: anything else
+ * fails the row itself, not only the exit status, so that
+ * longpin-compare counts it. Returns true when one of them failed.
+ */
+static bool row_checks(const struct row *r, char *note, size_t n)
+{
+	bool failed = false;
+
+	if (r->have_expected && r->result == r->expected && r->nofault &&
+	    pages_touched(r))
+		failed = add_note(note, n,
+				  "the attempt faulted pages: resident %ld -> %ld, dirty %ld -> %ld kB",
+				  r->resident[0], r->resident[1],
+				  r->dirty_kb[0], r->dirty_kb[1]);
+	if (r->vmpin[0] >= 0 && r->vmpin[2] != r->vmpin[0])
+		failed = add_note(note, n, "pin leak: VmPin %ld kB -> %ld kB",
+				  r->vmpin[0], r->vmpin[2]);
+	if (r->cyc.failed_at)
+		failed = add_note(note, n, "cycle %u answered %d, not %d",
+				  r->cyc.failed_at, r->cyc.failed_result,
+				  r->result);
+	if (!strcmp(r->io.check, "mismatch") || !strcmp(r->io.check, "error"))
+		failed = add_note(note, n, "data check: %s", r->io.check);
+	return failed;
 }
 
 /*
@@ -322,30 +331,12 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 		ret = efault_cause(&m, &r, c);
 	if (ret != LP_OK)
 		goto out_mem;
-	r.verdict = judge(&r, c, note, sizeof(note));
-	ret = !strcmp(r.verdict, "fail") ? LP_FAIL : LP_OK;
-	/*
-	 * A pass is the whole truth: the answer the contract expects, no pin
-	 * left and the data intact. Anything else fails the row itself, not
-	 * only the exit status, so that longpin-compare counts it.
-	 */
-	if (r.vmpin[0] >= 0 && r.vmpin[2] != r.vmpin[0])
-		ret = add_note(note, sizeof(note), "pin leak: VmPin %ld kB -> %ld kB",
-			       r.vmpin[0], r.vmpin[2]);
-	if (r.cyc.failed_at)
-		ret = add_note(note, sizeof(note), "cycle %u answered %d, not %d",
-			       r.cyc.failed_at, r.cyc.failed_result, r.result);
-	if (!strcmp(r.io.check, "mismatch") || !strcmp(r.io.check, "error"))
-		ret = add_note(note, sizeof(note), "data check: %s", r.io.check);
-	if (ret == LP_FAIL)
-		r.verdict = "fail";
+	r.have_expected = contract_lookup(c, r.mem, r.pf, r.size,
+					  &r.expected, &r.nofault);
+	ret = row_judge(&r, row_checks(&r, note, sizeof(note)), false, note);
 	if (r.cyc.probed)
 		probe_note(&r.cyc, note, sizeof(note));
-	r.note = note;
-	if (!o->quiet)
-		table_print(&r, header, o);
-	if (o->csv && csv_append(o->csv, &r, o->repeat) != LP_OK)
-		ret = LP_EUSAGE;
+	ret = row_write(&r, o, header, ret);
 out_mem:
 	mem_teardown(&m);
 out_ring:

@@ -470,3 +470,39 @@ void table_print_lifetime(const struct row *r, bool header)
 	       r->io.check[0] ? r->io.check : "-");
 	note_line(r);
 }
+
+/*
+ * The verdict of a row whose result (and expected answer, when known) is
+ * set; matrix rows and --lifetime rows alike. "fail": not the expected
+ * answer, or @failed (a check beside the answer failed: a pin leak, the
+ * data check, a cycle); "unchecked": no expected answer; else "pass", or
+ * "defect" when the expected answer is a known defect of the kernel (a
+ * warning says so). Sets r->verdict and r->note (@note, which the caller
+ * may still append to); returns LP_FAIL for "fail", else LP_OK.
+ */
+int row_judge(struct row *r, bool failed, bool defect, const char *note)
+{
+	r->verdict = failed ? "fail" : row_verdict(r);
+	if (defect && !strcmp(r->verdict, "pass"))
+		r->verdict = "defect";
+	if (!strcmp(r->verdict, "defect"))
+		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
+			r->op, r->mem, prefault_name(r->pf), r->contract, note);
+	r->note = note;
+	return !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;
+}
+
+/*
+ * Show a judged row in the table (unless --quiet) and append it to the
+ * CSV (--csv); returns @ret, or LP_EUSAGE when the CSV refused the row.
+ */
+int row_write(const struct row *r, const struct opts *o, bool header, int ret)
+{
+	if (!o->quiet && o->lifetime)
+		table_print_lifetime(r, header);
+	else if (!o->quiet)
+		table_print(r, header, o);
+	if (o->csv && csv_append(o->csv, r, o->repeat) != LP_OK)
+		return LP_EUSAGE;
+	return ret;
+}
