@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --lifetime: a case's state, its entry in the case table (lifetime.c
+ * lists them, one lt_*.c file each case or pair of cases), and the
+ * helpers the cases share.
+ */
+#ifndef LONGPIN_LIFETIME_H
+#define LONGPIN_LIFETIME_H
+
+#include <liburing.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "longpin.h"
+
+#define LT_CHECK_MAX	(1 * MiB)	/* bytes of each data check */
+#define LT_SKIP		1000		/* a case's "cannot run here" */
+#define LT_INFLIGHT	64		/* READ_FIXED in flight at unregistration */
+
+/* The state of one case at one prefault. */
+struct lt {
+	const struct opts *o;
+	const struct contract *c;
+	const struct mem_ops *ops;
+	enum prefault pf;
+	struct io_uring ring;
+	bool ring_up, registered;
+	bool unchecked;			/* no expected answer known */
+	bool defect;			/* the expected answer is a kernel defect */
+	bool header_done;		/* the table's header is printed */
+	struct mem m;
+	bool mem_up;
+	int tfd;			/* target file, or -1 */
+	size_t chk;			/* bytes of a data check */
+	char *want, *got;		/* chk bytes each, 4 KiB aligned */
+	struct row r;
+	char note[256];
+	char check[16];
+	long acq0, rel0;
+};
+struct lt_case {
+	const char *name;
+	int (*run)(struct lt *t);	/* 0, -errno, or LT_SKIP (note: why) */
+	bool own_mem;			/* does not set --mem up itself */
+	bool no_target;			/* needs no I/O target file */
+	bool refused_too;		/* runs where the contract refuses TYPE */
+	const char *const *types;	/* the memory types it applies to (NULL: all) */
+	const char *why;		/* why not to the others */
+	unsigned int skip_flags;	/* nor to types with these MEM_* flags */
+	const char *why_flags;		/* why not */
+};
+
+extern const struct lt_case lt_case_munmap, lt_case_fork, lt_case_truncate,
+	lt_case_punch, lt_case_mremap, lt_case_reclaim,
+	lt_case_reclaim_pinned, lt_case_unreg_inflight, lt_case_close_ring,
+	lt_case_update, lt_case_cycles, lt_case_memlock, lt_case_limits;
+
+/* lifetime.c: what the cases share */
+void lt_note(struct lt *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void lt_fill(void *buf, size_t len, uint64_t seed);
+int lt_fixed_io(struct io_uring *ring, bool write, int fd, void *buf,
+		size_t len, off_t off, int idx);
+int lt_target_holds(struct lt *t, off_t off, const void *exp,
+		    const char *what);
+int lt_mem_holds(struct lt *t, const void *p, const void *exp,
+		 const char *what);
+int lt_reg(struct lt *t);
+int lt_unreg(struct lt *t);
+int lt_pin_held(struct lt *t, const char *after);
+long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
+bool lt_expect(struct lt *t);
+/* the rows of a case that makes its own (limits) */
+void lt_row_reset(struct lt *t, const char *mem, size_t size);
+void lt_row_counters(struct lt *t);
+int lt_emit(struct lt *t, const char *op, int result);
+
+#endif

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --lifetime cycles: many register/unregister cycles, pins balanced. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <unistd.h>
+
+#include "lifetime.h"
+
+#define LT_CYCLES	10000
+
+/*
+ * The answer every cycle must give: the contract's for TYPE, else (no
+ * contract) whatever a first registration answers, unchecked.
+ */
+static int cycles_answer(struct lt *t)
+{
+	struct iovec iov = { .iov_base = t->m.addr, .iov_len = t->m.len };
+	int ret;
+
+	if (lt_expect(t))
+		return t->r.expected;
+	t->unchecked = true;
+	ret = io_uring_register_buffers(&t->ring, &iov, 1);
+	if (!ret)
+		io_uring_unregister_buffers(&t->ring);
+	return ret;
+}
+
+/* Were the system-wide pins balanced over the cycles? 0 or -EIO. */
+static int cycles_balanced(struct lt *t, unsigned int n, int answer)
+{
+	long acq, rel;
+
+	if (t->o->concurrent) {
+		lt_note(t, "nr_foll_pin not judged here (--concurrent)");
+		return 0;
+	}
+	if (t->acq0 < 0 || vmstat_pins(&acq, &rel))
+		return 0;
+	if (geteuid()) {
+		lt_note(t, "pin counters not checked: not root (no stat_refresh)");
+		return 0;
+	}
+	if (acq - t->acq0 != rel - t->rel0) {
+		/* another process's pin in flight at the end: let it finish */
+		usleep(200000);
+		vmstat_pins(&acq, &rel);
+	}
+	lt_note(t, "nr_foll_pin acquired %+ld released %+ld", acq - t->acq0,
+		rel - t->rel0);
+	if (acq - t->acq0 != rel - t->rel0)
+		return -EIO;
+	/* a refused type may be refused before anything is pinned */
+	return !answer && acq - t->acq0 < (long)n ? -EIO : 0;
+}
+
+/*
+ * 10,000 (or --cycles N) register/unregister cycles, each answering what
+ * the contract says for TYPE (refused types too: a refusal must unpin
+ * what it pinned); VmPin and the pin counters balanced at the end.
+ */
+static int lt_cycles(struct lt *t)
+{
+	unsigned int n = t->o->cycles ? t->o->cycles : LT_CYCLES;
+	struct cycles_result *cr = &t->r.cyc;
+	long pages = t->m.len / 4096;
+	int answer = cycles_answer(t), ret;
+	uint64_t t0;
+
+	t0 = now_ns();
+	ret = cycles_run(&t->ring, &t->m, n, t->o->mmap_probe, false, answer,
+			 cr);
+	if (ret)
+		return ret;
+	t->r.vmpin[1] = t->r.vmpin[0];
+	lt_note(t, "%u cycles of %ld pages in %.2f s, each answering %s", n,
+		pages, (now_ns() - t0) / 1e9, answer ? errno_name(answer) : "0");
+	if (cr->failed_at) {
+		lt_note(t, "cycle %u answered %s", cr->failed_at,
+			cr->failed_result ? errno_name(cr->failed_result) : "0");
+		return cr->failed_result ? cr->failed_result : -EIO;
+	}
+	ret = cycles_balanced(t, n, answer);
+	return ret ? ret : answer;
+}
+
+const struct lt_case lt_case_cycles = {
+	.name = "cycles", .run = lt_cycles, .no_target = true,
+	.refused_too = true,
+};

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --lifetime reclaim, reclaim-pinned: READ_FIXED data after unpin and reclaim. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "lifetime.h"
+
+/* Bytes of the buffer that no longer hold the pattern READ_FIXED put there. */
+static size_t bytes_lost(struct lt *t)
+{
+	const char *buf = t->m.addr;
+	size_t off, i, n, lost = 0;
+
+	for (off = 0; off < t->m.len; off += n) {
+		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
+		if (!memcmp(buf + off, t->want, n))
+			continue;
+		for (i = 0; i < n; i++)
+			lost += buf[off + i] != t->want[i];
+	}
+	return lost;
+}
+
+/*
+ * Ask reclaim for the buffer's pages. DAX memory is not reclaimed (its
+ * huge device mappings are left alone); hugetlb answers EINVAL. After the
+ * page-out, drop the clean page cache of file types (root only).
+ */
+static void page_out(struct lt *t, const char *when)
+{
+	int fd;
+
+	if (t->m.dax == 1 || t->ops->place == PLACE_DEVDAX) {
+		lt_note(t, "DAX: not reclaimable, no page-out %s", when);
+		return;
+	}
+	if (madvise(t->m.addr, t->m.len, MADV_PAGEOUT))
+		lt_note(t, "MADV_PAGEOUT %s: %s", when, errno_name(errno));
+	if (!(t->ops->flags & MEM_FILE) || geteuid())
+		return;
+	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		lt_note(t, "drop_caches: %s", errno_name(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
+ * READ_FIXED a pattern into the whole buffer, unpin it, reclaim it, read it
+ * back. A write through the bvecs of a fixed buffer dirties neither the PTE
+ * nor the page: unless the unpin marks the pages dirty, reclaim takes them
+ * for clean and drops them (a clean shmem page is a hole) and the data is
+ * lost. @pinned: page out while still registered (the pins keep the pages,
+ * which end up clean and unmapped), unregister, map them again by reading,
+ * page out again.
+ */
+static int reclaim(struct lt *t, bool pinned)
+{
+	char *buf = t->m.addr;
+	size_t off, n, lost;
+	int ret;
+
+	ret = lt_reg(t);
+	for (off = 0; !ret && off < t->m.len; off += n) {
+		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
+		ret = lt_fixed_io(&t->ring, false, t->tfd, buf + off, n, 0, 0);
+	}
+	if (ret)
+		return ret;
+	if (pinned)
+		page_out(t, "while registered");
+	ret = lt_unreg(t);
+	if (ret)
+		return ret;
+	if (pinned)	/* the backend's read prefault: it knows its holes */
+		(t->ops->populate ? t->ops->populate : mem_populate)(&t->m,
+								      PF_READ);
+	page_out(t, "after unregistering");
+	lost = bytes_lost(t);
+	if (lost) {
+		lt_note(t, "data lost: %zu of %zu bytes differ from what READ_FIXED wrote",
+			lost, t->m.len);
+		strcpy(t->check, "mismatch");
+		return -EIO;
+	}
+	strcpy(t->check, "ok");
+	return 0;
+}
+
+static int lt_reclaim(struct lt *t) { return reclaim(t, false); }
+
+static int lt_reclaim_pinned(struct lt *t) { return reclaim(t, true); }
+
+const struct lt_case lt_case_reclaim = {
+	.name = "reclaim", .run = lt_reclaim, .skip_flags = MEM_RDONLY,
+	.why_flags = "the buffer is read-only",
+};
+
+const struct lt_case lt_case_reclaim_pinned = {
+	.name = "reclaim-pinned", .run = lt_reclaim_pinned,
+	.skip_flags = MEM_RDONLY, .why_flags = "the buffer is read-only",
+};

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --lifetime truncate and punch: the file under the pin loses its pages. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lifetime.h"
+
+static const char *const shmem_file_types[] = { "memfd", "tmpfs-shared", NULL };
+
+/*
+ * The file under the buffer loses its pages: the pinned ones still
+ * hold what they held and take fixed I/O both ways. The mapping itself
+ * is not touched afterwards (beyond EOF it would SIGBUS).
+ */
+static int lt_shrink(struct lt *t, bool punch)
+{
+	char *buf = t->m.addr;
+	int ret;
+
+	lt_fill(buf, t->chk, 7);
+	memcpy(t->got, buf, t->chk);
+	ret = lt_reg(t);
+	if (ret)
+		return ret;
+	if (punch ? fallocate(t->m.fd, FALLOC_FL_PUNCH_HOLE |
+			      FALLOC_FL_KEEP_SIZE, 0, t->m.len) :
+		    ftruncate(t->m.fd, 0))
+		return -errno;
+	/* the old contents, from the pinned pages */
+	ret = lt_fixed_io(&t->ring, true, t->tfd, buf, t->chk, t->chk, 0);
+	if (!ret)
+		ret = lt_target_holds(t, t->chk, t->got,
+				      "WRITE_FIXED lost the pinned pages' data");
+	/* new contents into them, and out again */
+	if (!ret)
+		ret = lt_fixed_io(&t->ring, false, t->tfd, buf, t->chk, 0, 0);
+	if (!ret)
+		ret = lt_fixed_io(&t->ring, true, t->tfd, buf, t->chk,
+				  2 * t->chk, 0);
+	if (!ret)
+		ret = lt_target_holds(t, 2 * t->chk, t->want,
+				      "READ_FIXED then WRITE_FIXED differ");
+	if (!ret)
+		ret = lt_pin_held(t, punch ? "the hole punch" : "the truncation");
+	if (!ret)
+		strcpy(t->check, "ok");
+	return ret;
+}
+
+static int lt_truncate(struct lt *t) { return lt_shrink(t, false); }
+
+static int lt_punch(struct lt *t) { return lt_shrink(t, true); }
+
+const struct lt_case lt_case_truncate = {
+	.name = "truncate", .run = lt_truncate, .types = shmem_file_types,
+	.why = "needs a shmem file (memfd, tmpfs-shared)",
+};
+
+const struct lt_case lt_case_punch = {
+	.name = "punch", .run = lt_punch, .types = shmem_file_types,
+	.why = "needs a shmem file (memfd, tmpfs-shared)",
+};
