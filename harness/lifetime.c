@@ -377,6 +377,26 @@ static int case_unknown(const char *name)
 	return lp_err(LP_EUSAGE, "--lifetime %s: give %s", name, list);
 }
 
+/*
+ * --lifetime CASE --list: the memory types CASE applies to, one a line,
+ * in --list's order. Whether one runs here is the run's to say: the
+ * kernel may refuse it (exit 77 with the reason), or this machine lack
+ * its file system, device or huge pages.
+ */
+int lifetime_list(const char *name)
+{
+	const struct lt_case *k = case_find(name);
+	const struct mem_ops *ops;
+	size_t i;
+
+	if (!k)
+		return case_unknown(name);
+	for (i = 0; (ops = mem_nth(i)); i++)
+		if (case_applies(k, ops))
+			printf("%s\n", ops->name);
+	return LP_OK;
+}
+
 int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 		  const struct contract *c)
 {

@@ -69,6 +69,7 @@ struct opts {
 	bool no_io;
 	bool quiet;
 	const char *lifetime;		/* --lifetime CASE (lifetime.c) */
+	bool list;			/* --list with --lifetime: main.c lists */
 	bool no_memlock_check;		/* let the kernel judge RLIMIT_MEMLOCK */
 	bool concurrent;		/* other pinners meanwhile: no global balance */
 	const char *io_opt;		/* an I/O-only option given (--qd, ...) */
@@ -106,6 +107,7 @@ int opts_parse(struct opts *o, int argc, char **argv);
 
 /* mem.c: the registry of backends and what they share */
 const struct mem_ops *mem_find(const char *name);
+const struct mem_ops *mem_nth(size_t i);
 void mem_list(void);
 void mem_list_types(void);
 void mem_place_from_env(const struct mem_ops *ops, struct opts *o);
@@ -240,6 +242,8 @@ int fio_main(int argc, char **argv);
 /* lifetime.c: --lifetime CASE instead of the registration measurement */
 int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 		  const struct contract *c);
+/* --lifetime CASE --list: the memory types CASE applies to, one a line */
+int lifetime_list(const char *name);
 
 /* output.c; NaN figures and negative counts are written as "-" */
 struct row {

@@ -451,6 +451,8 @@ int main(int argc, char **argv)
 	ret = opts_parse(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? LP_OK : ret;
+	if (o.list)
+		return lifetime_list(o.lifetime);
 	ops = mem_find(o.mem);
 	if (!ops)
 		return lp_err(LP_EUSAGE,

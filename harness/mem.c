@@ -43,6 +43,12 @@ const struct mem_ops *mem_find(const char *name)
 	return NULL;
 }
 
+/* The @i-th memory type in --list's order, or NULL past the last. */
+const struct mem_ops *mem_nth(size_t i)
+{
+	return i < ARRAY_SIZE(backends) ? backends[i] : NULL;
+}
+
 void mem_list(void)
 {
 	size_t i;

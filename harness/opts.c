@@ -25,6 +25,7 @@ static void usage(FILE *f)
 "       longpin --fio-import RAWDIR OUT.csv ACCEL < JOBS.tsv\n"
 "       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
 "               [--expect CONTRACT]\n"
+"       longpin --lifetime CASE --list\n"
 "       longpin --list | --list-types | --list-contracts | --print-accel\n"
 "       longpin --help | --version\n"
 "\n"
@@ -59,6 +60,8 @@ static void usage(FILE *f)
 "                  truncate, punch, mremap, reclaim, reclaim-pinned,\n"
 "                  unreg-inflight, close-ring,\n"
 "                  update, cycles (10000 or --cycles N), memlock, limits\n"
+"  --list          print the memory types, one a line; with --lifetime CASE,\n"
+"                  those CASE applies to\n"
 "  --concurrent    --lifetime cycles beside other pinning processes: the\n"
 "                  system-wide nr_foll_pin balance is left to the caller\n"
 "                  (VmPin, per process, is still checked)\n"
@@ -225,6 +228,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_NO_MEMLOCK_CHECK: o->no_memlock_check = true; break;
 	case OPT_CONCURRENT: o->concurrent = true; break;
 	case OPT_TARGET_OVERWRITE: o->target_overwrite = true; break;
+	case OPT_LIST: o->list = true; break;
 	case OPT_LIFETIME:
 		o->lifetime = arg;
 		if (!strcmp(arg, "memlock"))
@@ -275,7 +279,6 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'h': usage(stdout); return -1;
-		case OPT_LIST: mem_list(); return -1;
 		case OPT_LIST_TYPES: mem_list_types(); return -1;
 		case OPT_LIST_CONTRACTS: contract_list(); return -1;
 		case OPT_VERSION:
@@ -295,6 +298,13 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	if (optind < argc)
 		return lp_err(LP_EUSAGE, "unexpected argument '%s': see longpin --help",
 			      argv[optind]);
+	/* --list: the memory types; with --lifetime CASE, main.c lists CASE's */
+	if (o->list && !o->lifetime) {
+		mem_list();
+		return -1;
+	}
+	if (o->list)
+		return LP_OK;
 	if (!o->mem)
 		return lp_err(LP_EUSAGE,
 			      "no memory type: give --mem TYPE (longpin --list shows them)");
