@@ -187,19 +187,23 @@ bool lt_expect(struct lt *t)
 	return t->r.have_expected;
 }
 
-/* Does the case apply to memory type @ops (its types and flags)? */
-static bool case_applies(const struct lt_case *k, const struct mem_ops *ops)
+/* Is @ops among the case's memory types (all when it lists none)? */
+static bool type_listed(const struct lt_case *k, const struct mem_ops *ops)
 {
 	const char *const *n;
 
-	if (ops->flags & k->skip_flags)
-		return false;
 	if (!k->types)
 		return true;
 	for (n = k->types; *n; n++)
 		if (!strcmp(*n, ops->name))
 			return true;
 	return false;
+}
+
+/* Does the case apply to memory type @ops: listed, and no flag it skips? */
+static bool case_applies(const struct lt_case *k, const struct mem_ops *ops)
+{
+	return type_listed(k, ops) && !(ops->flags & k->skip_flags);
 }
 
 /* Judge, print and write one row; returns its exit status. */
@@ -279,7 +283,7 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 	t->r.have_expected = contract_lookup_case(t->c, k->name, t->ops->name,
 						  t->pf, t->o->size,
 						  &t->r.expected, &t->defect);
-	if (k->types && !case_applies(k, t->ops)) {
+	if (!type_listed(k, t->ops)) {
 		lt_note(t, "%s: %s", t->ops->name, k->why);
 		return LT_SKIP;
 	}
