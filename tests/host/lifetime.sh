@@ -9,15 +9,21 @@ export LONGPIN_FILE_DIR=${LONGPIN_FILE_DIR:-$T}
 unset LONGPIN_TMPFS_DIR
 csv=$T/r.csv
 
+# applies TYPE: longpin lists TYPE for $case (--lifetime CASE --list, the
+# one statement of which types a case runs on); the test runs a subset
+applies() { "$LONGPIN" --lifetime "$case" --list | grep -xF -- "$1" >/dev/null; }
+
 # lt TYPE ARGS...: longpin --lifetime $case, must exit 0
 lt() {
 	local m=$1
 	shift
+	applies "$m" || fail "$case $m: longpin --lifetime $case --list does not list $m"
 	run_longpin --lifetime "$case" --mem "$m" --csv "$csv" "$@"
 	[ "$rc" = 0 ] || fail "$case $m: exit $rc"
 }
 # lt_skip TYPE: the case does not apply: exit 77 with a reason
 lt_skip() {
+	applies "$1" && fail "$case $1: longpin --lifetime $case --list lists $1, which it skips"
 	run_longpin --lifetime "$case" --mem "$1" --size 4M
 	[ "$rc" = 77 ] && grep -q "^longpin: --lifetime $case: $1" "$T/out" ||
 		fail "$case $1: want exit 77 with a reason, got $rc"
