@@ -135,6 +135,16 @@ no_leftovers() {
 need_qemu() {
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (apt-get install -y qemu-system-x86)"
 }
+# contract_of KERNEL: the contract KERNEL's rows must be judged by (1: none)
+contract_of() {
+	case $1 in
+	stock | debian-6.1) echo linux-6.1 ;;
+	patched | patched-*) echo longpin ;;
+	debian-6.12) echo linux-6.5+ ;;
+	*) return 1 ;;
+	esac
+}
+
 # need_kernel NAME: fail on a name that longpin-vm does not know (its one
 # list: longpin-vm kernels --names), skip when its sources cannot be had.
 need_kernel() {

@@ -8,13 +8,8 @@ export TMPDIR=$T
 kernel=$1
 repo=$REPO
 
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
-case $kernel in
-stock|debian-6.1) contract=linux-6.1 ;;
-patched|patched-debug) contract=longpin ;;
-debian-6.12) contract=linux-6.5+ ;;
-*) fail "unknown kernel $kernel" ;;
-esac
+need_qemu
+contract=$(contract_of "$kernel") || fail "no contract known for kernel '$kernel'"
 runas=$(dirname "$LONGPIN")/lp-runas
 [ -x "$runas" ] || fail "no $runas (built by CMake beside longpin)"
 # KASAN and lockdep under TCG: 1,000 cycles instead of 10,000

@@ -5,15 +5,9 @@
 case=$1 kernel=$2
 repo=$REPO
 vm=$LPVM
-command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 missing (./test.sh installs it as root)"
-
+need_qemu
 # the contract each kernel must be judged by
-case $kernel in
-stock|debian-6.1) contract=linux-6.1 ;;
-patched|patched-debug) contract=longpin ;;
-debian-6.12) contract=linux-6.5+ ;;
-*) fail "unknown kernel $kernel" ;;
-esac
+contract=$(contract_of "$kernel") || fail "no contract known for kernel '$kernel'"
 
 # guest KERNEL CMD...: run CMD in the guest, output in $T/out, status in $rc
 guest() {
