@@ -168,13 +168,7 @@ int lt_pin_held(struct lt *t, const char *after)
 /* Poll VmPin for up to @ms until it is back at its old value. */
 long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took)
 {
-	long v = vmpin_kb();
-
-	for (*took = 0; v != t->r.vmpin[0] && *took < ms; *took += 10) {
-		usleep(10000);
-		v = vmpin_kb();
-	}
-	return v;
+	return vmpin_wait(t->r.vmpin[0], ms, took);
 }
 
 /* The row expects the contract's answer for TYPE, if it has one. */

@@ -73,6 +73,10 @@ struct opts {
 	bool no_memlock_check;		/* let the kernel judge RLIMIT_MEMLOCK */
 	bool concurrent;		/* other pinners meanwhile: no global balance */
 	const char *io_opt;		/* an I/O-only option given (--qd, ...) */
+	unsigned int torture;		/* --torture SECONDS (torture.c), 0: none */
+	uint64_t seed;			/* --seed N */
+	bool have_seed;
+	const char *torture_ops;	/* --ops LIST: a subset of the threads */
 };
 
 /* One buffer of one memory type, set up by a backend. */
@@ -161,6 +165,7 @@ struct smaps_sum {
 	long anon_huge_kb;
 };
 long vmpin_kb(void);
+long vmpin_wait(long want, unsigned int ms, unsigned int *took);
 int vmstat_pins(long *acquired, long *released);
 int smaps_range(const void *addr, size_t len, struct smaps_sum *s);
 long resident_pages(void *addr, size_t len);
@@ -235,6 +240,8 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 
 /* main.c: io_uring_queue_init()'s failure as a one-line error */
 int ring_init_err(int ret);
+/* main.c: can --csv @path take our rows (@hdr: another schema's header)? */
+int csv_check(const char *path, const char *hdr);
 
 /* fio_import.c: longpin --fio-memtype, --fio-result, --fio-import */
 int fio_main(int argc, char **argv);
@@ -244,6 +251,10 @@ int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 		  const struct contract *c);
 /* --lifetime CASE --list: the memory types CASE applies to, one a line */
 int lifetime_list(const char *name);
+
+/* torture.c: --torture SECONDS instead of the registration measurement */
+int torture_main(const struct mem_ops *ops, const struct opts *o,
+		 const struct contract *c);
 
 /* output.c; NaN figures and negative counts are written as "-" */
 struct row {
@@ -282,6 +293,9 @@ int csv_append_rows(const char *path, const struct row *r, size_t n,
 bool csv_is_header(const char *line);
 const char *row_verdict(const struct row *r);
 int csv_verify(FILE *f, const char *path);
+/* a CSV of another schema (--torture's): its header @hdr, rows whole */
+int csv_verify_text(int fd, const char *path, const char *hdr);
+int csv_append_text(const char *path, const char *hdr, const char *rows);
 int csv_to_stdout(void);
 void table_print(const struct row *r, bool header, const struct opts *o);
 void table_print_lifetime(const struct row *r, bool header);

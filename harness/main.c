@@ -68,8 +68,9 @@ static size_t ring_charge_kb(const struct opts *o)
 /* Without CAP_IPC_LOCK the ring's pins are charged to RLIMIT_MEMLOCK. */
 static int memlock_check(const struct opts *o)
 {
-	/* --inject leak holds a second pin of the buffer */
-	size_t copies = o->inject && !strcmp(o->inject, "leak") ? 2 : 1;
+	/* --inject leak holds a second pin, --torture two rings pin it */
+	size_t copies = (o->inject && !strcmp(o->inject, "leak")) ||
+			o->torture ? 2 : 1;
 	size_t need_kb, ring_kb, fit_kb, other_kb;
 	struct rlimit rl;
 	char fit[48];
@@ -347,9 +348,10 @@ out_ring:
 /*
  * Fail before the run when the CSV cannot take our rows: an existing file
  * must be ours and writable, a new one's directory writable. Nothing is
- * created here, so an early exit leaves no empty CSV behind.
+ * created here, so an early exit leaves no empty CSV behind. @hdr: the
+ * header of another schema (--torture's), NULL: ours.
  */
-static int csv_check(const char *path)
+int csv_check(const char *path, const char *hdr)
 {
 	char dir[PATH_MAX], *slash;
 	struct stat st;
@@ -365,7 +367,8 @@ static int csv_check(const char *path)
 			       path, strerror(errno)) : LP_OK;
 	f = fopen(path, "r");
 	if (f) {
-		ret = csv_verify(f, path);
+		ret = hdr ? csv_verify_text(fileno(f), path, hdr) :
+			    csv_verify(f, path);
 		fclose(f);
 		if (ret == LP_OK && access(path, W_OK))
 			ret = lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
@@ -467,9 +470,10 @@ int main(int argc, char **argv)
 	ret = mem_check_size(ops, &o);
 	if (ret == LP_OK && !o.no_memlock_check)
 		ret = memlock_check(&o);
-	if (ret == LP_OK)
-		ret = csv_check(o.csv);
-	if (ret == LP_OK && o.csv && !strcmp(o.csv, "-"))
+	/* --torture checks and writes its own CSV */
+	if (ret == LP_OK && !o.torture)
+		ret = csv_check(o.csv, NULL);
+	if (ret == LP_OK && !o.torture && o.csv && !strcmp(o.csv, "-"))
 		ret = csv_to_stdout();
 	if (ret == LP_OK)
 		ret = resolve_contract(&o, &c);
@@ -479,6 +483,8 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	if (o.lifetime)
 		return lifetime_main(ops, &o, c);
+	if (o.torture)
+		return torture_main(ops, &o, c);
 	for (pf = 0; pf < PF_NR; pf++) {
 		if (!(o.prefaults & (1u << pf)))
 			continue;

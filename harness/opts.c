@@ -11,6 +11,27 @@
 #include "longpin.h"
 #include "mem_ops.h"
 
+/* The other modes' options: --lifetime, --torture and theirs. */
+static void usage_modes(FILE *f)
+{
+	fprintf(f,
+"  --lifetime CASE run CASE instead of the measurement: munmap, fork,\n"
+"                  truncate, punch, mremap, reclaim, reclaim-pinned,\n"
+"                  unreg-inflight, close-ring,\n"
+"                  update, cycles (10000 or --cycles N), memlock, limits\n"
+"  --torture SEC   race a thread per operation on one buffer for SEC\n"
+"                  seconds (register/update, fixed I/O, remap, mremap,\n"
+"                  fork, madvise, truncate/punch, THP flips, mprotect,\n"
+"                  migration), judge every answer; its own CSV (README)\n"
+"  --seed N        --torture: repeat a run's choices (printed on stderr)\n"
+"  --ops LIST      --torture: only these operations (comma list)\n"
+"  --list          print the memory types, one a line; with --lifetime CASE,\n"
+"                  those CASE applies to\n"
+"  --concurrent    --lifetime cycles beside other pinning processes: the\n"
+"                  system-wide nr_foll_pin balance is left to the caller\n"
+"                  (VmPin, per process, is still checked)\n");
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -25,6 +46,8 @@ static void usage(FILE *f)
 "       longpin --fio-import RAWDIR OUT.csv ACCEL < JOBS.tsv\n"
 "       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
 "               [--expect CONTRACT]\n"
+"       longpin --torture SECONDS --mem TYPE [--size N] [--seed N]\n"
+"               [--ops LIST] [--concurrent] [--csv FILE]\n"
 "       longpin --lifetime CASE --list\n"
 "       longpin --list | --list-types | --list-contracts | --print-accel\n"
 "       longpin --help | --version\n"
@@ -55,16 +78,9 @@ static void usage(FILE *f)
 "  --expect NAME   contract to check against (--list-contracts)\n"
 "  --csv FILE      append rows to FILE (- for stdout)\n"
 "  --no-io         register only, no I/O\n"
-"  --quiet         no table on stdout\n"
-"  --lifetime CASE run CASE instead of the measurement: munmap, fork,\n"
-"                  truncate, punch, mremap, reclaim, reclaim-pinned,\n"
-"                  unreg-inflight, close-ring,\n"
-"                  update, cycles (10000 or --cycles N), memlock, limits\n"
-"  --list          print the memory types, one a line; with --lifetime CASE,\n"
-"                  those CASE applies to\n"
-"  --concurrent    --lifetime cycles beside other pinning processes: the\n"
-"                  system-wide nr_foll_pin balance is left to the caller\n"
-"                  (VmPin, per process, is still checked)\n"
+"  --quiet         no table on stdout\n");
+	usage_modes(f);
+	fprintf(f,
 "  --no-memlock-check  do not refuse a size above RLIMIT_MEMLOCK up front:\n"
 "                  the kernel answers (-ENOMEM); --lifetime memlock implies it\n"
 "  --print-expected  print the contract's answer for TYPE, one line per\n"
@@ -97,7 +113,8 @@ static void usage(FILE *f)
 enum { OPT_LIST = 256, OPT_LIST_TYPES, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT,
        OPT_VERSION, OPT_PRINT_ACCEL, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
        OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK,
-       OPT_CONCURRENT, OPT_TARGET_OVERWRITE };
+       OPT_CONCURRENT, OPT_TARGET_OVERWRITE, OPT_TORTURE, OPT_SEED,
+       OPT_OPS };
 
 static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, 'm' },
@@ -126,6 +143,9 @@ static const struct option long_opts[] = {
 	{ "no-memlock-check", no_argument, NULL, OPT_NO_MEMLOCK_CHECK },
 	{ "concurrent", no_argument, NULL, OPT_CONCURRENT },
 	{ "target-overwrite", no_argument, NULL, OPT_TARGET_OVERWRITE },
+	{ "torture", required_argument, NULL, OPT_TORTURE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "ops", required_argument, NULL, OPT_OPS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "print-accel", no_argument, NULL, OPT_PRINT_ACCEL },
@@ -156,6 +176,24 @@ static int parse_num(struct opts *o, int c, const char *arg)
 	case OPT_CYCLES:
 		ret = parse_uint("--cycles", arg, 1, 10000000, &v);
 		o->cycles = v;
+		break;
+	case OPT_TORTURE:
+		errno = 0;
+		v = strtoul(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end || errno || !v || v > 3600)
+			return lp_err(LP_EUSAGE,
+				      "--torture %s: give whole seconds from 1 to 3600",
+				      arg);
+		o->torture = v;
+		break;
+	case OPT_SEED:
+		errno = 0;
+		o->seed = strtoull(arg, &end, 0);
+		if (*arg < '0' || *arg > '9' || *end || errno)
+			return lp_err(LP_EUSAGE,
+				      "--seed %s: give the number longpin printed (0 to 2^64-1)",
+				      arg);
+		o->have_seed = true;
 		break;
 	case 's':
 		ret = parse_size(arg, &o->size);
@@ -228,6 +266,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_NO_MEMLOCK_CHECK: o->no_memlock_check = true; break;
 	case OPT_CONCURRENT: o->concurrent = true; break;
 	case OPT_TARGET_OVERWRITE: o->target_overwrite = true; break;
+	case OPT_OPS: o->torture_ops = arg; break;
 	case OPT_LIST: o->list = true; break;
 	case OPT_LIFETIME:
 		o->lifetime = arg;
@@ -261,6 +300,30 @@ static int target_check(const struct opts *o)
 	return lp_err(LP_EUSAGE,
 		      "--target %s holds %lld bytes that the I/O would overwrite: give a new or empty file, or --target-overwrite",
 		      o->target, (long long)st.st_size);
+}
+
+/* --torture and its options: with nothing that would be ignored. */
+static int torture_check(const struct opts *o)
+{
+	if (!o->torture && (o->have_seed || o->torture_ops))
+		return lp_err(LP_EUSAGE,
+			      "%s belongs to --torture: give --torture SECONDS too",
+			      o->have_seed ? "--seed" : "--ops");
+	if (!o->torture)
+		return LP_OK;
+	if (o->lifetime)
+		return lp_err(LP_EUSAGE,
+			      "--torture and --lifetime %s are two modes: give one",
+			      o->lifetime);
+	if (o->io_opt || o->cycles || o->mmap_probe || o->no_io)
+		return lp_err(LP_EUSAGE,
+			      "--torture runs its own registrations and I/O, so %s would do nothing: drop it",
+			      o->io_opt ? o->io_opt : o->cycles ? "--cycles" :
+			      o->mmap_probe ? "--mmap-probe" : "--no-io");
+	if (o->prefaults != 1u << PF_WRITE)
+		return lp_err(LP_EUSAGE,
+			      "--torture writes the buffer first (prefault write): drop --prefault");
+	return LP_OK;
 }
 
 /*
@@ -323,9 +386,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
 		return lp_err(LP_EUSAGE,
 			      "--lifetime %s ignores %s (only --lifetime cycles uses it): drop it",
 			      o->lifetime, o->mmap_probe ? "--mmap-probe" : "--cycles");
-	if (o->concurrent && (!o->lifetime || strcmp(o->lifetime, "cycles")))
+	if (o->concurrent && !o->torture &&
+	    (!o->lifetime || strcmp(o->lifetime, "cycles")))
 		return lp_err(LP_EUSAGE,
-			      "--concurrent belongs to --lifetime cycles: give --lifetime cycles too");
-	return LP_OK;
+			      "--concurrent belongs to --lifetime cycles or --torture: give one of them too");
+	return torture_check(o);
 }
 

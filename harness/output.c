@@ -218,6 +218,30 @@ int csv_verify(FILE *f, const char *path)
 	return LP_OK;
 }
 
+/*
+ * @fd's file, a CSV of another schema (--torture's), must be empty or
+ * start with @hdr and end with a newline.
+ */
+int csv_verify_text(int fd, const char *path, const char *hdr)
+{
+	size_t n = strlen(hdr);
+	off_t end = lseek(fd, 0, SEEK_END);
+	char buf[1024], last;
+
+	if (end <= 0)
+		return LP_OK;
+	if (n > sizeof(buf) || pread(fd, buf, n, 0) != (ssize_t)n ||
+	    memcmp(buf, hdr, n))
+		return lp_err(LP_EUSAGE,
+			      "--csv %s:1: not a CSV of this mode (another header): give a new --csv file",
+			      path);
+	if (pread(fd, &last, 1, end - 1) != 1 || last != '\n')
+		return lp_err(LP_EUSAGE,
+			      "--csv %s: the last line has no newline (a cut-off row?): remove or finish it, or give a new --csv file",
+			      path);
+	return LP_OK;
+}
+
 /* --csv -: the process's original stdout, the CSV's alone (csv_to_stdout) */
 static int csv_out_fd = -1;
 /* a stream (stdout, a pipe, a device) got its header from this process */
@@ -372,6 +396,42 @@ int csv_append_rows(const char *path, const struct row *r, size_t n,
 int csv_append(const char *path, const struct row *r, unsigned int repeat)
 {
 	return csv_append_rows(path, r, 1, repeat);
+}
+
+/*
+ * @rows of another schema to @path, after @hdr when the file is new or
+ * empty ("-", a pipe, a device: always, one run writes once); a regular
+ * file is locked, verified and appended whole or not at all.
+ */
+int csv_append_text(const char *path, const char *hdr, const char *rows)
+{
+	bool file = strcmp(path, "-");
+	int fd = !file ? dup(STDOUT_FILENO) :
+		 open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	char *text = NULL;
+	int ret = LP_OK, err;
+	off_t end = -1;
+	struct stat st;
+
+	if (fd < 0)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	if (file && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		flock(fd, LOCK_EX);
+		ret = csv_verify_text(fd, path, hdr);
+		end = lseek(fd, 0, SEEK_END);
+	}
+	if (ret == LP_OK && asprintf(&text, "%s%s", end > 0 ? "" : hdr,
+				     rows) < 0)
+		ret = lp_err(LP_EUSAGE, "out of memory");
+	err = ret == LP_OK ? write_whole(fd, text, strlen(text), end) : 0;
+	if (err)
+		ret = lp_err(LP_EUSAGE,
+			     "--csv %s: write: %s: the row was not written (the file is as it was); free space or give another --csv",
+			     path, strerror(err));
+	free(text);
+	close(fd);
+	return ret;
 }
 
 static void result_str(char *buf, size_t n, int v)

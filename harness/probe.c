@@ -36,6 +36,18 @@ long vmpin_kb(void)
 	return proc_kv("/proc/self/status", "VmPin:");
 }
 
+/* Poll VmPin for up to @ms until it is @want again; returns the last value. */
+long vmpin_wait(long want, unsigned int ms, unsigned int *took)
+{
+	long v = vmpin_kb();
+
+	for (*took = 0; v != want && *took < ms; *took += 10) {
+		usleep(10000);
+		v = vmpin_kb();
+	}
+	return v;
+}
+
 long meminfo_kb(const char *key)
 {
 	return proc_kv("/proc/meminfo", key);

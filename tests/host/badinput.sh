@@ -131,7 +131,7 @@ prefault)	expect 2 "--prefault sometimes: give none, read, write" --mem anon --p
 bs)		expect 2 "--bs 100: give a number from 512" --mem anon --bs 100 ;;
 option)		expect 2 "unknown option or missing argument '--frobnicate'" --mem anon --frobnicate ;;
 expect-name)	expect 2 "--expect linux-9.9: no such contract" --mem anon --expect linux-9.9 ;;
-concurrent)	expect 2 "--concurrent belongs to --lifetime cycles: give --lifetime cycles too" --mem anon --lifetime munmap --concurrent ;;
+concurrent)	expect 2 "--concurrent belongs to --lifetime cycles or --torture: give one of them too" --mem anon --lifetime munmap --concurrent ;;
 csv-unwritable)	expect 2 "--csv $T/no/such.csv: No such file or directory: give a writable file" --mem anon --size 4K --no-io --csv "$T/no/such.csv" ;;
 csv-other-header)
 	# a CSV of another tool or schema: refused, left as it was

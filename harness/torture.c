@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --torture SECONDS --mem TYPE: every operation of torture_ops.c that
+ * applies to TYPE in its own thread on one buffer for SECONDS; every
+ * registration and update answer judged against the contract and the
+ * race answers, every fixed I/O round checked, pins balanced at the end;
+ * one row in its own CSV (schema torture-1). See README.md, "Torture".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "torture.h"
+
+const char *const tt_cnt_names[TC_NR] = {
+	"reg", "upd", "io", "remap", "mremap", "fork", "madvise", "truncate",
+	"punch", "thp", "compact", "mprotect", "migrate",
+	"reg_ok", "reg_refused", "reg_raced", "reg_bad",
+	"io_ok", "io_raced", "io_bad", "child_faulted", "op_err",
+	"harness_err",
+};
+
+void tt_count(struct tt *t, enum tt_cnt c)
+{
+	__atomic_add_fetch(&t->cnt[c], 1, __ATOMIC_RELAXED);
+}
+
+/* The first few failures, "; " separated, for the row's note. */
+void tt_note(struct tt *t, const char *fmt, ...)
+{
+	size_t len;
+	va_list ap;
+
+	pthread_mutex_lock(&t->lock);
+	len = strlen(t->note);
+	if (len + 2 < sizeof(t->note)) {
+		if (len) {
+			strcpy(t->note + len, "; ");
+			len += 2;
+		}
+		va_start(ap, fmt);
+		vsnprintf(t->note + len, sizeof(t->note) - len, fmt, ap);
+		va_end(ap);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool tt_running(const struct tt *t)
+{
+	return now_ns() < t->deadline;
+}
+
+/* A content-changing op (its writes may reach pinned pages) runs. */
+void tt_chg_begin(struct tt *t)
+{
+	__atomic_add_fetch(&t->chg_active, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&t->chg, 1, __ATOMIC_SEQ_CST);
+}
+
+void tt_chg_end(struct tt *t)
+{
+	__atomic_add_fetch(&t->chg, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&t->chg_active, 1, __ATOMIC_SEQ_CST);
+}
+
+static bool contract_says(const struct tt *t, int ret)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nanswers; i++)
+		if (t->answers[i] == ret)
+			return true;
+	return false;
+}
+
+/*
+ * A registration or slot update answered @ret: the contract's answer for
+ * TYPE (0: ok, else refused), -EFAULT while an op may leave part of the
+ * range unmapped, read-only or past EOF (raced), else bad.
+ */
+void tt_judge_reg(struct tt_thr *h, int ret, const char *what)
+{
+	struct tt *t = h->t;
+
+	if (t->unchecked || contract_says(t, ret)) {
+		tt_count(t, ret ? TC_REG_REFUSED : TC_REG_OK);
+		return;
+	}
+	if (ret == -EFAULT && t->efault_race) {
+		tt_count(t, TC_REG_RACED);
+		return;
+	}
+	tt_count(t, TC_REG_BAD);
+	tt_note(t, "%s answered %s", what, ret ? errno_name(ret) : "0");
+}
+
+/* The contract's answers for TYPE at every prefault (they may differ). */
+static void answers_of(struct tt *t, const struct contract *c)
+{
+	bool nofault;
+	int pf, err;
+
+	t->unchecked = true;
+	for (pf = 0; pf < PF_NR; pf++) {
+		if (!contract_lookup(c, t->ops->name, pf, t->len, &err, &nofault))
+			continue;
+		t->unchecked = false;
+		if (!contract_says(t, err))
+			t->answers[t->nanswers++] = err;
+	}
+}
+
+/* A free range for mremap to move to, aligned for THPs and huge pages. */
+static int spare_reserve(struct tt *t)
+{
+	size_t align = t->gran > 2 * MiB ? t->gran : 2 * MiB, n;
+	char *p, *a;
+
+	n = t->len / t->gran / 4;
+	t->spare_len = (n ? n : 1) * t->gran;
+	p = mmap(NULL, t->spare_len + align, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	a = (char *)(((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1));
+	if (a > p)
+		munmap(p, a - p);
+	munmap(a + t->spare_len, p + align - a);
+	t->spare = a;
+	return 0;
+}
+
+/* The I/O target: 2 x io_len, unlinked at once, O_DIRECT if it can. */
+static int target_open(struct tt *t)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/longpin-target.XXXXXX",
+		     t->m.target_dir) >= (int)sizeof(path))
+		return lp_err(LP_EUSAGE, "--torture: the path %s is too long",
+			      t->m.target_dir);
+	t->tfd = mkstemp(path);
+	if (t->tfd < 0)
+		return lp_err(LP_EUSAGE, "--torture: cannot create %s: %s",
+			      path, strerror(errno));
+	unlink(path);
+	fcntl(t->tfd, F_SETFL, O_DIRECT);
+	if (ftruncate(t->tfd, 2 * t->io_len))
+		return lp_err(LP_SKIP, "--torture: cannot size the I/O target in %s: %s",
+			      t->m.target_dir, strerror(errno));
+	return LP_OK;
+}
+
+/* Smallest range an op takes: a huge page, devdax's 2 MiB, else 4 KiB. */
+static size_t granule(const struct mem_ops *ops)
+{
+	if (ops->flags & MEM_HUGETLB)
+		return hugepage_size();
+	if (ops->place == PLACE_DEVDAX)
+		return 2 * MiB;
+	return 4096;
+}
+
+static int tt_setup(struct tt *t)
+{
+	int ret;
+
+	t->gran = granule(t->ops);
+	if (t->o->size / t->gran < 4)
+		return lp_err(LP_EUSAGE,
+			      "--torture on %s needs --size of 4 granules of %zuK at least: give --size %zuK",
+			      t->ops->name, t->gran / KiB, 4 * t->gran / KiB);
+	ret = mem_setup(&t->m, t->ops, t->o);
+	if (ret != LP_OK)
+		return ret;
+	t->mem_up = true;
+	t->base = t->m.addr;
+	t->len = t->m.len;
+	ret = (t->ops->populate ? t->ops->populate : mem_populate)(&t->m, PF_WRITE);
+	if (ret != LP_OK)
+		return ret;
+	t->io_len = t->len / 4 < 64 * KiB ? t->len / 4 : 64 * KiB;
+	t->io_len &= ~(size_t)4095;
+	t->shared = strcmp(t->ops->map, "private");
+	t->root = !geteuid();
+	answers_of(t, t->c);
+	ret = target_open(t);
+	if (ret != LP_OK)
+		return ret;
+	if (spare_reserve(t))
+		return lp_err(LP_SKIP, "--torture: no room for mremap: %s",
+			      strerror(errno));
+	return LP_OK;
+}
+
+static void tt_teardown(struct tt *t)
+{
+	if (t->spare)
+		munmap(t->spare, t->spare_len);
+	if (t->tfd >= 0)
+		close(t->tfd);
+	if (t->mem_up)
+		mem_teardown(&t->m);
+}
+
+/* Is @name in the comma list @list (NULL: every op)? */
+static bool op_listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p;
+
+	if (!list)
+		return true;
+	for (p = list; (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ',') && (!p[n] || p[n] == ','))
+			return true;
+	return false;
+}
+
+/* --ops LIST: every name an op; returns LP_OK or a usage error. */
+static int ops_check(const struct tt *t)
+{
+	char list[256], *tok, *save = NULL;
+	const struct tt_op *op;
+	size_t i;
+
+	if (!t->o->torture_ops)
+		return LP_OK;
+	snprintf(list, sizeof(list), "%s", t->o->torture_ops);
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; (op = tt_op_nth(i)) && strcmp(op->name, tok); i++)
+			;
+		if (!op)
+			return lp_err(LP_EUSAGE,
+				      "--ops %s: no operation %s: give a comma list of reg, io, remap, mremap, fork, madvise, trunc, thp, mprotect, migrate",
+				      t->o->torture_ops, tok);
+		if (op->why_not && op->why_not(t))
+			return lp_err(LP_SKIP, "--ops %s: %s does not apply to %s: %s",
+				      t->o->torture_ops, tok, t->ops->name,
+				      op->why_not(t));
+	}
+	return LP_OK;
+}
+
+/* The threads: every listed op that applies to TYPE. */
+static size_t threads_pick(struct tt *t, struct tt_thr *h, char *names,
+			   size_t n)
+{
+	const struct tt_op *op;
+	size_t i, k = 0;
+
+	names[0] = '\0';
+	for (i = 0; (op = tt_op_nth(i)) && k < TT_MAX_THREADS; i++) {
+		if (!op_listed(t->o->torture_ops, op->name) ||
+		    (op->why_not && op->why_not(t)))
+			continue;
+		h[k] = (struct tt_thr){ .t = t, .op = op };
+		t->efault_race |= op->efault_race;
+		snprintf(names + strlen(names), n - strlen(names), "%s%s",
+			 k ? ";" : "", op->name);
+		k++;
+	}
+	return k;
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ULL;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+	return x ^ (x >> 31);
+}
+
+static void *thr_main(void *arg)
+{
+	struct tt_thr *h = arg;
+
+	while (tt_running(h->t)) {
+		h->op->step(h);
+		h->iters++;
+	}
+	return NULL;
+}
+
+/* Start every thread, wait for all; returns the number that ran. */
+static size_t threads_run(struct tt *t, struct tt_thr *h, size_t n,
+			  uint64_t seed)
+{
+	size_t i, started = 0;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		h[i].rng = splitmix64(seed + i) | 1;
+		ret = h[i].op->init ? h[i].op->init(&h[i]) : 0;
+		if (ret) {
+			tt_count(t, TC_HARNESS_ERR);
+			tt_note(t, "%s: setup: %s", h[i].op->name, errno_name(ret));
+		}
+	}
+	t->deadline = now_ns() + t->o->torture * 1000000000ULL;
+	for (i = 0; i < n; i++) {
+		if (pthread_create(&h[i].th, NULL, thr_main, &h[i]))
+			break;
+		started++;
+	}
+	if (started < n) {
+		tt_count(t, TC_HARNESS_ERR);
+		tt_note(t, "only %zu of %zu threads started", started, n);
+		t->deadline = 0;
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(h[i].th, NULL);
+	for (i = 0; i < n; i++)
+		if (h[i].op->fini)
+			h[i].op->fini(&h[i]);
+	return started;
+}
+
+static const char tt_header[] =
+	"schema,timestamp,kernel,contract,accel,memtype,fs_type,size,seconds,"
+	"seed,seq_hash,threads,ops,"
+	"reg,upd,io,remap,mremap,fork,madvise,truncate,punch,thp,compact,"
+	"mprotect,migrate,"
+	"reg_ok,reg_refused,reg_raced,reg_bad,io_ok,io_raced,io_bad,"
+	"child_faulted,op_err,harness_err,"
+	"answers,vmpin_leak_kb,foll_pin_delta,verdict,note\n";
+
+/* After the run: what nr_foll_pin acquired minus released grew by. */
+static long pin_delta(long acq0, long rel0)
+{
+	long acq, rel, d = 0;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		if (vmstat_pins(&acq, &rel))
+			return LONG_MIN;
+		d = (acq - acq0) - (rel - rel0);
+		if (!d)
+			break;
+		/* an unpin still in flight (6.1 releases from a worker) */
+		usleep(100000);
+	}
+	return d;
+}
+
+/* The accepted answers as "0|-EFAULT": the contract's, then the race's. */
+static void answers_str(const struct tt *t, char *buf, size_t n)
+{
+	size_t len = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	if (t->unchecked) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	for (i = 0; i < t->nanswers; i++)
+		len += snprintf(buf + len, n - len, "%s%s%s", i ? "|" : "",
+				t->answers[i] ? "-" : "",
+				t->answers[i] ? errno_name(t->answers[i]) : "0");
+	if (t->efault_race && !contract_says(t, -EFAULT))
+		snprintf(buf + len, n - len, "|-EFAULT(race)");
+}
+
+struct tt_end {
+	uint64_t seed, seq;
+	const char *names;
+	size_t threads;
+	long leak, delta;
+	const char *verdict;
+};
+
+static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
+{
+	char ts[32], ans[96];
+	time_t now = time(NULL);
+	const char *p;
+	int i;
+
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	answers_str(t, ans, sizeof(ans));
+	fprintf(f, "torture-1,%s,%s,%s,%s,%s,%s,%zu,%u,%llu,%016llx,%zu,%s",
+		ts, kernel_release(), t->c ? contract_name(t->c) : "-",
+		cpu_accel(), t->ops->name, t->m.fs_type, t->len,
+		t->o->torture, (unsigned long long)e->seed,
+		(unsigned long long)e->seq, e->threads, e->names);
+	for (i = 0; i < TC_NR; i++)
+		fprintf(f, ",%lu", t->cnt[i]);
+	fprintf(f, ",%s,%ld", ans, e->leak);
+	if (e->delta == LONG_MIN)
+		fputs(",-", f);
+	else
+		fprintf(f, ",%ld", e->delta);
+	fprintf(f, ",%s,", e->verdict);
+	for (p = t->note; *p; p++)
+		fputc(*p == ',' ? ';' : *p == '\n' ? ' ' : *p, f);
+	fputc('\n', f);
+}
+
+/* The summary: every counter, the balance and the verdict. */
+static void summary(FILE *f, const struct tt *t, const struct tt_end *e)
+{
+	char sz[32];
+	int i;
+
+	fmt_size(sz, sizeof(sz), t->len);
+	fprintf(f, "torture %s %s %u s seed %llu, threads %s\n", t->ops->name,
+		sz, t->o->torture, (unsigned long long)e->seed, e->names);
+	fputs("  ops:     ", f);
+	for (i = 0; i < TC_REG_OK; i++)
+		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);
+	fputs("\n  outcomes:", f);
+	for (i = TC_REG_OK; i < TC_NR; i++)
+		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);
+	fprintf(f, "\n  VmPin leak %ld kB, nr_foll_pin acquired-released ", e->leak);
+	if (e->delta == LONG_MIN)
+		fputs("not judged", f);
+	else
+		fprintf(f, "%+ld", e->delta);
+	fprintf(f, "\n  verdict %s%s%s\n", e->verdict, t->note[0] ? ": " : "",
+		t->note);
+}
+
+static int tt_write(const struct tt *t, const struct tt_end *e)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *m;
+	int ret;
+
+	if (!t->o->quiet)
+		summary(t->o->csv && !strcmp(t->o->csv, "-") ? stderr : stdout,
+			t, e);
+	if (!t->o->csv)
+		return LP_OK;
+	m = open_memstream(&text, &len);
+	if (!m)
+		return lp_err(LP_EUSAGE, "out of memory");
+	put_row(m, t, e);
+	if (fclose(m)) {
+		free(text);
+		return lp_err(LP_EUSAGE, "out of memory");
+	}
+	ret = csv_append_text(t->o->csv, tt_header, text);
+	free(text);
+	return ret;
+}
+
+/* Judge the run after its threads: pins back, no bad answer. */
+static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
+		     struct tt_end *e, long vmpin0, long acq0, long rel0)
+{
+	unsigned int took;
+	size_t i;
+	int ret;
+
+	for (i = 0, e->seq = 0xcbf29ce484222325ULL; i < n; i++)
+		e->seq = (e->seq ^ h[i].seq) * 0x100000001B3ULL;
+	e->leak = vmpin_wait(vmpin0, 2000, &took) - vmpin0;
+	e->delta = acq0 < 0 ? LONG_MIN : pin_delta(acq0, rel0);
+	if (e->leak)
+		tt_note(t, "pin leak: VmPin %+ld kB", e->leak);
+	if (e->delta && e->delta != LONG_MIN)
+		tt_note(t, "nr_foll_pin acquired - released %+ld", e->delta);
+	e->verdict = t->cnt[TC_REG_BAD] || t->cnt[TC_IO_BAD] ||
+		     t->cnt[TC_HARNESS_ERR] || e->leak ||
+		     (e->delta && e->delta != LONG_MIN) ? "fail" :
+		     t->unchecked ? "unchecked" : "pass";
+	ret = tt_write(t, e);
+	if (ret != LP_OK)
+		return ret;
+	return !strcmp(e->verdict, "fail") ? LP_FAIL : LP_OK;
+}
+
+int torture_main(const struct mem_ops *ops, const struct opts *o,
+		 const struct contract *c)
+{
+	struct tt t = { .o = o, .c = c, .ops = ops, .tfd = -1 };
+	struct tt_thr h[TT_MAX_THREADS];
+	uint64_t seed = o->have_seed ? o->seed :
+			splitmix64(now_ns() ^ (uint64_t)getpid() << 32);
+	char names[160];
+	struct tt_end e;
+	long vmpin0, acq0 = -1, rel0 = -1;
+	size_t n;
+	int ret;
+
+	pthread_mutex_init(&t.layout, NULL);
+	pthread_mutex_init(&t.lock, NULL);
+	ret = csv_check(o->csv, tt_header);
+	if (ret == LP_OK)
+		ret = tt_setup(&t);
+	if (ret == LP_OK)
+		ret = ops_check(&t);
+	if (ret != LP_OK)
+		goto out;
+	fprintf(stderr, "longpin: torture seed %llu\n", (unsigned long long)seed);
+	n = threads_pick(&t, h, names, sizeof(names));
+	e = (struct tt_end){ .seed = seed, .names = names, .threads = n };
+	vmpin0 = vmpin_kb();
+	if (!o->concurrent && t.root && vmstat_pins(&acq0, &rel0))
+		acq0 = rel0 = -1;
+	threads_run(&t, h, n, seed);
+	ret = tt_finish(&t, h, n, &e, vmpin0, acq0, rel0);
+out:
+	tt_teardown(&t);
+	return ret;
+}
