@@ -1,0 +1,133 @@
+#!/bin/bash
+# torture.sh CASE: longpin --torture on this machine's kernel: every
+# registration answers the contract or a race answer, every fixed I/O
+# round holds its pattern, thousands of operations, pins balanced.
+. "$(dirname "$0")/../lib.sh"
+export TMPDIR=$T
+case=$1
+export LONGPIN_FILE_DIR=${LONGPIN_FILE_DIR:-$T}
+unset LONGPIN_TMPFS_DIR
+csv=$T/t.csv
+# the operation columns, whose sum is the run's operations
+OPS="reg upd io remap mremap fork madvise truncate punch thp compact mprotect migrate"
+
+# col NAME: NAME of the last row of $csv
+col() { csv_awk "$csv" -v c="$1" 'NR > 1 { v = $col(c) } END { print v }'; }
+
+# tt TYPE SIZE SECONDS ARGS...: one run, exit 0, a judged row
+tt() {
+	local m=$1 size=$2 secs=$3
+	shift 3
+	run_longpin --torture "$secs" --mem "$m" --size "$size" --csv "$csv" "$@"
+	[ "$rc" = 77 ] && skip "$m: $(tail -1 "$T/out")"
+	[ "$rc" = 0 ] || fail "$m: exit $rc"
+}
+
+# row_ok MIN_OPS: the last row passed: no bad answer, no bad I/O, no
+# harness error, VmPin back, nr_foll_pin balanced (root), MIN_OPS at least
+row_ok() {
+	local c v sum=0 want_delta=0
+	is_root || want_delta=-
+	[ "$(col verdict)" = pass ] || fail "verdict $(col verdict): $(col note)"
+	for c in reg_bad io_bad harness_err vmpin_leak_kb; do
+		v=$(col $c)
+		[ "$v" = 0 ] || fail "$c is $v, want 0: $(col note)"
+	done
+	[ "$(col foll_pin_delta)" = $want_delta ] ||
+		fail "foll_pin_delta is $(col foll_pin_delta), want $want_delta"
+	for c in $OPS; do sum=$((sum + $(col $c))); done
+	[ "$sum" -ge "$1" ] || fail "only $sum operations, want $1 or more"
+	ops_sum=$sum
+}
+
+# at_least COLUMN N
+at_least() {
+	[ "$(col "$1")" -ge "$2" ] || fail "$1 is $(col "$1"), want $2 or more"
+}
+
+figures() {
+	echo "$(col memtype) $(col seconds) s: $ops_sum ops ($(col threads) threads: $(col ops)); reg_ok $(col reg_ok) refused $(col reg_refused) raced $(col reg_raced); io_ok $(col io_ok) raced $(col io_raced)"
+}
+
+case $case in
+anon|memfd|tmpfs-shared|file-private)
+	tt "$case" 4M 3
+	row_ok 5000
+	at_least reg_ok 100
+	at_least io_ok 100
+	at_least remap 10
+	at_least fork 10
+	at_least mprotect 10
+	case $case in memfd|tmpfs-shared|file-private) at_least truncate 10; at_least punch 10 ;; esac
+	pass "$(figures)" ;;
+file-shared)
+	# refused on every kernel: every answer is the contract's or -EFAULT
+	tt file-shared 4M 3
+	row_ok 5000
+	[ "$(col reg_ok)" = 0 ] || fail "reg_ok $(col reg_ok): file-shared registered"
+	at_least reg_refused 100
+	[ "$(col io)" = 0 ] || fail "I/O ran on a refused type"
+	pass "$(figures); answers $(col answers)" ;;
+anon-thp)
+	tt anon-thp 8M 3
+	row_ok 5000
+	at_least thp 100
+	is_root && at_least compact 1
+	at_least io_ok 100
+	pass "$(figures); thp $(col thp) compact $(col compact)" ;;
+hugetlb)
+	reserve_hugepages 8
+	tt hugetlb 8M 3
+	row_ok 1000
+	at_least reg_ok 10
+	at_least io_ok 10
+	pass "$(figures)" ;;
+seed)
+	# a seed repeats every thread's first choices (seq_hash); it is
+	# printed on stderr and recorded
+	tt anon 1M 1 --seed 12345
+	grep -qx "longpin: torture seed 12345" "$T/out" || fail "seed not printed"
+	[ "$(col seed)" = 12345 ] || fail "seed column $(col seed)"
+	h1=$(col seq_hash)
+	tt anon 1M 1 --seed 12345
+	[ "$(col seq_hash)" = "$h1" ] || fail "same seed, seq_hash $h1 then $(col seq_hash)"
+	tt anon 1M 1
+	s=$(sed -n 's/^longpin: torture seed //p' "$T/out")
+	[ -n "$s" ] && [ "$s" != 12345 ] && [ "$(col seed)" = "$s" ] ||
+		fail "a run without --seed: printed '$s', recorded $(col seed)"
+	[ "$(col seq_hash)" != "$h1" ] || fail "another seed, the same seq_hash"
+	tt anon 1M 1 --seed "$s" --ops madvise
+	[ "$(col ops)" = madvise ] && [ "$(col threads)" = 1 ] ||
+		fail "--ops madvise ran $(col ops)"
+	[ "$(awk 'END { print NR }' "$csv")" = 5 ] || fail "want a header and 4 rows"
+	pass "seed 12345 twice: seq_hash $h1 both times; seed $s printed and recorded" ;;
+badinput)
+	# expect STATUS MESSAGE ARGS...
+	expect() {
+		local st=$1 msg=$2
+		shift 2
+		run_longpin "$@"
+		[ "$rc" = "$st" ] || fail "longpin $*: exit $rc, want $st"
+		grep -qF -- "$msg" "$T/out" || fail "longpin $*: no '$msg'"
+		[ ! -e "$csv" ] || fail "longpin $*: left $csv"
+	}
+	expect 2 "--torture 0: give whole seconds from 1 to 3600" --torture 0 --mem anon --csv "$csv"
+	expect 2 "--torture 1.5: give whole seconds" --torture 1.5 --mem anon
+	expect 2 "no memory type: give --mem TYPE" --torture 1
+	expect 2 "--seed belongs to --torture" --seed 1 --mem anon
+	expect 2 "--ops belongs to --torture" --ops reg --mem anon
+	expect 2 "--seed -1: give the number longpin printed" --torture 1 --mem anon --seed -1
+	expect 2 "--ops reg,foo: no operation foo" --torture 1 --mem anon --ops reg,foo
+	expect 77 "--ops thp: thp does not apply to anon" --torture 1 --mem anon --ops thp --csv "$csv"
+	expect 2 "--torture and --lifetime munmap are two modes" --torture 1 --mem anon --lifetime munmap
+	expect 2 "so --qd would do nothing" --torture 1 --mem anon --qd 4
+	expect 2 "drop --prefault" --torture 1 --mem anon --prefault none
+	expect 2 "needs --size of 4 granules of 4K at least: give --size 16K" --torture 1 --mem anon --size 8K --csv "$csv"
+	echo "schema,other" >"$T/other.csv"
+	expect 2 "not a CSV of this mode (another header)" --torture 1 --mem anon --csv "$T/other.csv"
+	[ "$(cat "$T/other.csv")" = "schema,other" ] || fail "another CSV was changed"
+	no_leftovers "$T"
+	pass "torture: bad input answered with exit 2 (77 for an op the type lacks), one line, no CSV" ;;
+*)
+	fail "unknown case $case" ;;
+esac
