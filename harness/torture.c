@@ -263,7 +263,7 @@ static size_t threads_pick(struct tt *t, struct tt_thr *h, char *names,
 		if (!op_listed(t->o->torture_ops, op->name) ||
 		    (op->why_not && op->why_not(t)))
 			continue;
-		h[k] = (struct tt_thr){ .t = t, .op = op };
+		h[k] = (struct tt_thr){ .t = t, .op = op, .idx = i };
 		t->efault_race |= op->efault_race;
 		snprintf(names + strlen(names), n - strlen(names), "%s%s",
 			 k ? ";" : "", op->name);
@@ -299,7 +299,8 @@ static size_t threads_run(struct tt *t, struct tt_thr *h, size_t n,
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		h[i].rng = splitmix64(seed + i) | 1;
+		/* by the op's place in the table: --ops keeps its sequence */
+		h[i].rng = splitmix64(seed + h[i].idx) | 1;
 		ret = h[i].op->init ? h[i].op->init(&h[i]) : 0;
 		if (ret) {
 			tt_count(t, TC_HARNESS_ERR);

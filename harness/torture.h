@@ -37,6 +37,7 @@ struct tt;
 struct tt_thr {
 	struct tt *t;
 	const struct tt_op *op;
+	size_t idx;			/* the op's place in the table */
 	pthread_t th;
 	uint64_t rng;
 	unsigned long iters;
