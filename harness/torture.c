@@ -171,8 +171,14 @@ static size_t granule(const struct mem_ops *ops)
 
 static int tt_setup(struct tt *t)
 {
+	struct io_uring ring;
 	int ret;
 
+	/* io_uring missing or disabled: the one-line error of the other modes */
+	ret = io_uring_queue_init(8, &ring, 0);
+	if (ret)
+		return ring_init_err(ret);
+	io_uring_queue_exit(&ring);
 	t->gran = granule(t->ops);
 	if (t->o->size / t->gran < 4)
 		return lp_err(LP_EUSAGE,
@@ -296,7 +302,7 @@ static size_t threads_run(struct tt *t, struct tt_thr *h, size_t n,
 			  uint64_t seed)
 {
 	size_t i, started = 0;
-	int ret;
+	int ret = 0;
 
 	for (i = 0; i < n; i++) {
 		/* by the op's place in the table: --ops keeps its sequence */
@@ -305,15 +311,17 @@ static size_t threads_run(struct tt *t, struct tt_thr *h, size_t n,
 		if (ret) {
 			tt_count(t, TC_HARNESS_ERR);
 			tt_note(t, "%s: setup: %s", h[i].op->name, errno_name(ret));
+			n = i + 1;	/* this one and those after it do not run */
+			break;
 		}
 	}
 	t->deadline = now_ns() + t->o->torture * 1000000000ULL;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && !ret; i++) {
 		if (pthread_create(&h[i].th, NULL, thr_main, &h[i]))
 			break;
 		started++;
 	}
-	if (started < n) {
+	if (!ret && started < n) {
 		tt_count(t, TC_HARNESS_ERR);
 		tt_note(t, "only %zu of %zu threads started", started, n);
 		t->deadline = 0;
