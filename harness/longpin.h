@@ -167,6 +167,9 @@ struct smaps_sum {
 long vmpin_kb(void);
 long vmpin_wait(long want, unsigned int ms, unsigned int *took);
 int vmstat_pins(long *acquired, long *released);
+/* kmsg.c: the kernel reports logged between kmsg_open() and kmsg_reports() */
+int kmsg_open(void);
+long kmsg_reports(int fd, char *first, size_t n);
 int smaps_range(const void *addr, size_t len, struct smaps_sum *s);
 long resident_pages(void *addr, size_t len);
 bool have_cap_ipc_lock(void);

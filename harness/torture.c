@@ -341,7 +341,7 @@ static const char tt_header[] =
 	"mprotect,migrate,"
 	"reg_ok,reg_refused,reg_raced,reg_bad,io_ok,io_raced,io_bad,"
 	"child_faulted,op_err,harness_err,"
-	"answers,vmpin_leak_kb,foll_pin_delta,verdict,note\n";
+	"answers,vmpin_leak_kb,foll_pin_delta,kernel_reports,verdict,note\n";
 
 /* After the run: what nr_foll_pin acquired minus released grew by. */
 static long pin_delta(long acq0, long rel0)
@@ -385,6 +385,7 @@ struct tt_end {
 	const char *names;
 	size_t threads;
 	long leak, delta;
+	long reports;			/* kernel reports meanwhile, -1: not read */
 	const char *verdict;
 };
 
@@ -409,6 +410,10 @@ static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
 		fputs(",-", f);
 	else
 		fprintf(f, ",%ld", e->delta);
+	if (e->reports < 0)
+		fputs(",-", f);
+	else
+		fprintf(f, ",%ld", e->reports);
 	fprintf(f, ",%s,", e->verdict);
 	for (p = t->note; *p; p++)
 		fputc(*p == ',' ? ';' : *p == '\n' ? ' ' : *p, f);
@@ -435,6 +440,10 @@ static void summary(FILE *f, const struct tt *t, const struct tt_end *e)
 		fputs("not judged", f);
 	else
 		fprintf(f, "%+ld", e->delta);
+	if (e->reports < 0)
+		fputs(", kernel log not read (not root)", f);
+	else
+		fprintf(f, ", kernel reports %ld", e->reports);
 	fprintf(f, "\n  verdict %s%s%s\n", e->verdict, t->note[0] ? ": " : "",
 		t->note);
 }
@@ -466,8 +475,10 @@ static int tt_write(const struct tt *t, const struct tt_end *e)
 
 /* Judge the run after its threads: pins back, no bad answer. */
 static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
-		     struct tt_end *e, long vmpin0, long acq0, long rel0)
+		     struct tt_end *e, long vmpin0, long acq0, long rel0,
+		     int kmsg)
 {
+	char report[200];
 	unsigned int took;
 	size_t i;
 	int ret;
@@ -480,8 +491,11 @@ static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 		tt_note(t, "pin leak: VmPin %+ld kB", e->leak);
 	if (e->delta && e->delta != LONG_MIN)
 		tt_note(t, "nr_foll_pin acquired - released %+ld", e->delta);
+	e->reports = kmsg < 0 ? -1 : kmsg_reports(kmsg, report, sizeof(report));
+	if (e->reports > 0)
+		tt_note(t, "%ld kernel reports, the first: %s", e->reports, report);
 	e->verdict = t->cnt[TC_REG_BAD] || t->cnt[TC_IO_BAD] ||
-		     t->cnt[TC_HARNESS_ERR] || e->leak ||
+		     t->cnt[TC_HARNESS_ERR] || e->leak || e->reports > 0 ||
 		     (e->delta && e->delta != LONG_MIN) ? "fail" :
 		     t->unchecked ? "unchecked" : "pass";
 	ret = tt_write(t, e);
@@ -500,8 +514,8 @@ int torture_main(const struct mem_ops *ops, const struct opts *o,
 	char names[160];
 	struct tt_end e;
 	long vmpin0, acq0 = -1, rel0 = -1;
+	int ret, kmsg;
 	size_t n;
-	int ret;
 
 	pthread_mutex_init(&t.layout, NULL);
 	pthread_mutex_init(&t.lock, NULL);
@@ -518,8 +532,9 @@ int torture_main(const struct mem_ops *ops, const struct opts *o,
 	vmpin0 = vmpin_kb();
 	if (!o->concurrent && t.root && vmstat_pins(&acq0, &rel0))
 		acq0 = rel0 = -1;
+	kmsg = kmsg_open();
 	threads_run(&t, h, n, seed);
-	ret = tt_finish(&t, h, n, &e, vmpin0, acq0, rel0);
+	ret = tt_finish(&t, h, n, &e, vmpin0, acq0, rel0, kmsg);
 out:
 	tt_teardown(&t);
 	return ret;

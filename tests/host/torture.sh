@@ -35,6 +35,9 @@ row_ok() {
 	done
 	[ "$(col foll_pin_delta)" = $want_delta ] ||
 		fail "foll_pin_delta is $(col foll_pin_delta), want $want_delta"
+	# /dev/kmsg is read as root only
+	[ "$(col kernel_reports)" = "$want_delta" ] ||
+		fail "kernel_reports is $(col kernel_reports): $(col note)"
 	for c in $OPS; do sum=$((sum + $(col $c))); done
 	[ "$sum" -ge "$1" ] || fail "only $sum operations, want $1 or more"
 	ops_sum=$sum
