@@ -76,6 +76,7 @@ struct opts {
 	unsigned int torture;		/* --torture SECONDS (torture.c), 0: none */
 	uint64_t seed;			/* --seed N */
 	bool have_seed;
+	bool have_size;			/* --size given (--torture's default differs) */
 	const char *torture_ops;	/* --ops LIST: a subset of the threads */
 };
 

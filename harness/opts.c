@@ -23,7 +23,8 @@ static void usage_modes(FILE *f)
 "                  seconds (register/update, fixed I/O, remap, mremap,\n"
 "                  fork, madvise, truncate/punch, THP flips, mprotect,\n"
 "                  migration), judge every answer and the kernel log;\n"
-"                  its own CSV (README)\n"
+"                  its own CSV (README); --size default 4M (4 huge pages\n"
+"                  for hugetlb and devdax types)\n"
 "  --seed N        --torture: repeat a run's choices (printed on stderr)\n"
 "  --ops LIST      --torture: only these operations (comma list)\n"
 "  --list          print the memory types, one a line; with --lifetime CASE,\n"
@@ -206,6 +207,7 @@ static int parse_num(struct opts *o, int c, const char *arg)
 			return lp_err(LP_EUSAGE,
 				      "--size %s: give bytes or N with K, M or G (e.g. 64M)",
 				      arg);
+		o->have_size = true;
 		break;
 	case 'p':
 		if (prefault_parse(arg, &o->prefaults))

@@ -504,9 +504,16 @@ static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 	return !strcmp(e->verdict, "fail") ? LP_FAIL : LP_OK;
 }
 
-int torture_main(const struct mem_ops *ops, const struct opts *o,
+/* Without --size: 4 MiB, or 4 granules where a granule is 2 MiB or more. */
+static size_t default_size(const struct mem_ops *ops)
+{
+	return 4 * granule(ops) > 4 * MiB ? 4 * granule(ops) : 4 * MiB;
+}
+
+int torture_main(const struct mem_ops *ops, const struct opts *user,
 		 const struct contract *c)
 {
+	struct opts o_ = *user, *o = &o_;
 	struct tt t = { .o = o, .c = c, .ops = ops, .tfd = -1 };
 	struct tt_thr h[TT_MAX_THREADS];
 	uint64_t seed = o->have_seed ? o->seed :
@@ -517,6 +524,8 @@ int torture_main(const struct mem_ops *ops, const struct opts *o,
 	int ret, kmsg;
 	size_t n;
 
+	if (!o->have_size)
+		o->size = default_size(ops);
 	pthread_mutex_init(&t.layout, NULL);
 	pthread_mutex_init(&t.lock, NULL);
 	ret = csv_check(o->csv, tt_header);
