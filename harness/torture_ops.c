@@ -408,6 +408,8 @@ static void trunc_step(struct tt_thr *h)
 				off, len);
 		tt_chg_end(t);
 	} else {
+		/* and a large folio across the new EOF is zeroed past it */
+		tt_chg_begin(t);
 		tt_count(t, TC_TRUNCATE);
 		ret = ftruncate(t->m.fd, off);
 		sched_yield();
@@ -415,6 +417,7 @@ static void trunc_step(struct tt_thr *h)
 			tt_count(t, TC_HARNESS_ERR);
 			tt_note(t, "truncate back to %zu: %s", t->len, strerror(errno));
 		}
+		tt_chg_end(t);
 	}
 	if (ret)
 		tt_count(t, TC_OP_ERR);
