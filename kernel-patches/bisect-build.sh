@@ -42,6 +42,7 @@ nommu_build() {
 		sort -u | sed 's/\.c$/.o/'); do
 		case $o in
 		io_uring/*) grep -q '^CONFIG_IO_URING=y' "$armobj/.config" || continue ;;
+		mm/mmap.o) continue ;; # no-MMU builds mm/nommu.c instead
 		esac
 		arm "$o" || return 1
 		built+=("$o")

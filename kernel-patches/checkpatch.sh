@@ -8,7 +8,8 @@ tree=$cache/trees/stock/src
 [ -x "$tree/scripts/checkpatch.pl" ] ||
 	{ echo "checkpatch: no kernel tree in $tree: run vm/longpin-vm build --kernel stock first" >&2; exit 2; }
 # Expected: one "Unknown commit id" warning per upstream commit that a
-# changelog credits (patches 2, 4 and 6: five commits of v6.5 to v6.15).
+# changelog credits (patches 2, 4 and 6: five commits of v6.5 to v6.15;
+# patch 9: two, of v6.4 and v6.16).
 # checkpatch looks ids up with git in the current directory, and no 6.1
 # tree holds them; run in an upstream clone, it finds them.
 rc=0
