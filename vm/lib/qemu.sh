@@ -47,11 +47,16 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 		truncate -s "$NVDIMM_BIG" "$big"
 		truncate -s "$NVDIMM_SMALL" "$small"
 	fi
+	# two NUMA nodes of half the memory and one vCPU each (move_pages()
+	# for --torture's migrate op); the NVDIMMs sit on node 0
+	local node_mem=$((${GUEST_MEM%G} * 512))M
 	local append="console=ttyS0 panic=-1 loglevel=${LOGLEVEL:-5} log_buf_len=1M hugepages=$HUGEPAGES"
 	append+=" brd.${BRD_PARAMS// / brd.} null_blk.$NULLB_PARAMS random.trust_cpu=on secretmem.enable=1 longpin.kernel=$name longpin.mode=$mode${extra:+ $extra}"
 	# shellcheck disable=SC2054 # commas are part of QEMU options
 	QEMU_ARGS=(qemu-system-x86_64 -accel "$acc" -machine pc,nvdimm=on -cpu "$cpu" -smp 2
 		-m "$GUEST_MEM,slots=4,maxmem=8G" -nodefaults -vga none -display none -no-reboot
+		-object "memory-backend-ram,id=ram0,size=$node_mem" -numa "node,nodeid=0,cpus=0,memdev=ram0"
+		-object "memory-backend-ram,id=ram1,size=$node_mem" -numa "node,nodeid=1,cpus=1,memdev=ram1"
 		-kernel "$kern" -initrd "$initrd" -append "$append"
 		-object "memory-backend-file,id=mem0,share=on,mem-path=$big,size=$NVDIMM_BIG,align=2M"
 		-device nvdimm,id=nvdimm0,memdev=mem0,label-size=128K
