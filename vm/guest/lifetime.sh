@@ -9,20 +9,9 @@ set -u
 out=${1:-/results/lifetime.csv}
 LONGPIN=${LONGPIN:-longpin}
 export TMPDIR=${LONGPIN_EXT4:-/tmp}
-n=0 bad=0
+. "$(dirname "$0")/ktap.sh"
 # Where a type's memory comes from, longpin reads from the guest's
 # LONGPIN_FILE_DIR, LONGPIN_DAX_DIR, LONGPIN_TMPFS_DIR and LONGPIN_DEVDAX.
-
-# result NAME STATUS OUTPUT: the result line of one longpin run (77: a
-# skip with longpin's reason; a failure also prints the run's output)
-result() {
-	n=$((n + 1))
-	case $2 in
-	0) echo "ok $n $1" ;;
-	77) echo "ok $n $1 # SKIP $(tail -1 "$3")" ;;
-	*) echo "not ok $n $1 (exit $2)"; cat "$3"; bad=1 ;;
-	esac
-}
 
 # lt CASE TYPE ARGS...: one longpin --lifetime run, one result line
 lt() {

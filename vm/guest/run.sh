@@ -11,6 +11,8 @@
 #   lifetime  every --lifetime case (lifetime.sh) -> lifetime.csv
 #   fio       the fio jobs (fio.sh; fio and the job files come with
 #             longpin-vm run --fio) -> fio/
+#   torture   longpin --torture on every memory type (torture.sh),
+#             LONGPIN_TORTURE_SECONDS each (default 30) -> torture.csv
 # The guest's init sets the places longpin reads (LONGPIN_FILE_DIR=ext4,
 # LONGPIN_DAX_DIR=DAX ext4, LONGPIN_TMPFS_DIR, LONGPIN_DEVDAX) and the
 # mount points (LONGPIN_EXT4, LONGPIN_XFS, LONGPIN_DAX_XFS, ...): see
@@ -47,7 +49,9 @@ for phase in "$@"; do
 	fio)
 		echo "# fio"
 		FIO_OUT=/results/fio sh "$here/fio.sh" || bad=1 ;;
-	*) echo "run.sh: unknown phase '$phase': give matrix, reclaim, bench, lifetime or fio" >&2
+	torture)
+		sh "$here/torture.sh" /results/torture.csv "${LONGPIN_TORTURE_SECONDS:-30}" || bad=1 ;;
+	*) echo "run.sh: unknown phase '$phase': give matrix, reclaim, bench, lifetime, fio or torture" >&2
 		exit 2 ;;
 	esac
 done
