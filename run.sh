@@ -4,6 +4,9 @@
 # comparison (report.md, plots/). See README.md.
 #   ./run.sh [--kernels stock,patched,patched-unchunked,debian-6.1,debian-6.12,host,patched-debug]
 #            [--out DIR] [--no-fio] [--no-bench] [--lifetime]
+#   ./run.sh --torture [--kernels LIST] [--torture-seconds N] [--out DIR]
+#            longpin --torture on every memory type instead: 30 s per type
+#            (60 s on a -debug kernel), kernels stock,patched,patched-debug
 # patched-unchunked (the series without the chunking patch) runs only the
 # benchmarks: the baseline for what pinning in chunks costs.
 set -uo pipefail
@@ -17,21 +20,40 @@ out=
 nofio=0
 nobench=0
 lifetime=0
-usage() { sed -n '2,6p' "$0" | sed 's/^# \{0,1\}//'; }
+torture=0
+kgiven=0
+tsecs=
+usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernels) kernels=${2:?--kernels needs a comma-separated list}; shift 2 ;;
+	--kernels) kernels=${2:?--kernels needs a comma-separated list}; kgiven=1; shift 2 ;;
 	--out) out=${2:?--out needs a directory}; shift 2 ;;
 	--no-fio) nofio=1; shift ;;
 	--no-bench) nobench=1; shift ;;
 	--lifetime) lifetime=1; shift ;;
+	--torture) torture=1; shift ;;
+	--torture-seconds)
+		tsecs=${2:-}
+		[[ $tsecs =~ ^[1-9][0-9]*$ ]] && [ "$tsecs" -le 3600 ] ||
+			{ echo "run.sh: --torture-seconds '$tsecs': give whole seconds from 1 to 3600" >&2; exit 2; }
+		shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "run.sh: unknown argument '$1': see ./run.sh --help" >&2; exit 2 ;;
 	esac
 done
+if [ $torture = 1 ]; then
+	[ $kgiven = 1 ] || kernels=stock,patched,patched-debug
+	[ $nofio = 0 ] && [ $nobench = 0 ] && [ $lifetime = 0 ] ||
+		{ echo "run.sh: --torture runs only the torture: drop --no-fio, --no-bench and --lifetime" >&2; exit 2; }
+elif [ -n "$tsecs" ]; then
+	echo "run.sh: --torture-seconds belongs to --torture: give --torture too" >&2
+	exit 2
+fi
 IFS=, read -ra list <<<"$kernels"
 names=$(vm/longpin-vm kernels --names)	# the one list of kernel names
 for k in "${list[@]}"; do
+	[ "$k" = host ] && [ $torture = 1 ] &&
+		{ echo "run.sh: --torture runs in guests: give VM kernels, not host (longpin --torture runs here as it is)" >&2; exit 2; }
 	[ "$k" = host ] || grep -qxF -- "$k" <<<"$names" ||
 		{ echo "run.sh: unknown kernel '$k': give host or one of: $(echo $names | tr ' ' ,)" >&2; exit 2; }
 done
@@ -96,18 +118,68 @@ run_vm() {
 	return $rc
 }
 
+# --torture: one boot per kernel, longpin --torture on every memory type
+# (vm/guest/torture.sh), the rows to torture-<kernel>.csv
+run_torture() {
+	local k=$1 res=$work/$k rc=0 secs=$tsecs
+	[ -n "$secs" ] || { secs=30; [[ $k == *-debug ]] && secs=60; }
+	stage "kernel $k: longpin --torture $secs s per memory type"
+	LONGPIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --timeout $((40 * secs + 900)) \
+		--out "$res" -- env LONGPIN_TORTURE_SECONDS="$secs" \
+		sh /opt/longpin/run.sh torture || rc=$?
+	[ -f "$res/torture.csv" ] || { echo "run.sh: kernel $k produced no torture rows (exit $rc)" >&2; return 1; }
+	cp "$res/torture.csv" "$out/torture-$k.csv"
+	return $rc
+}
+
+# torture.md: a row per memory type, per kernel its operations, verdict
+# and what went wrong (from the CSVs' own columns, by name)
+torture_report() {
+	{
+		echo "# longpin --torture: operations and verdict per memory type"
+		echo
+		echo "ops: every operation of every thread; raced: registrations answered -EFAULT"
+		echo "while a range was unmapped, read-only or truncated under them; io: fixed"
+		echo "I/O rounds checked (ok / raced with a content-changing op); reports:"
+		echo "kernel reports in /dev/kmsg during the run."
+		awk -F, '
+		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; k = FILENAME
+			sub(/.*torture-/, "", k); sub(/\.csv$/, "", k); ks[++nk] = k; next }
+		{ m = $c["memtype"]; if (!(m in seen)) { seen[m] = 1; ms[++nm] = m }
+		  ops = 0
+		  split("reg upd io remap mremap fork madvise truncate punch thp compact mprotect migrate", o, " ")
+		  for (j in o) ops += $c[o[j]]
+		  cell[m, k] = sprintf("%s %d ops, reg %d ok %d refused %d raced, io %d/%d, migrate %d, reports %s%s",
+			$c["verdict"], ops, $c["reg_ok"], $c["reg_refused"], $c["reg_raced"],
+			$c["io_ok"], $c["io_raced"], $c["migrate"], $c["kernel_reports"],
+			$c["verdict"] == "fail" ? ": " $c["note"] : "")
+		  secs[k] = $c["seconds"]; kern[k] = $c["kernel"] }
+		END {
+			printf "\n| memory type |"; for (i = 1; i <= nk; i++) printf " %s (%s, %s s) |", ks[i], kern[ks[i]], secs[ks[i]]
+			printf "\n|---|"; for (i = 1; i <= nk; i++) printf "---|"
+			printf "\n"
+			for (j = 1; j <= nm; j++) { printf "| %s |", ms[j]
+				for (i = 1; i <= nk; i++) printf " %s |", ((ms[j], ks[i]) in cell) ? cell[ms[j], ks[i]] : "-"
+				printf "\n" }
+		}' "$@"
+	} >"$out/torture.md"
+}
+
 failed=()
 i=0
 for k in "${list[@]}"; do
 	i=$((i + 1))
 	stage "kernel $i/${#list[@]}: $k (then: ${list[*]:i})"
-	if [ "$k" = host ]; then run_host; else run_vm "$k"; fi
+	if [ $torture = 1 ]; then run_torture "$k"
+	elif [ "$k" = host ]; then run_host
+	else run_vm "$k"; fi
 	rc=$?
 	[ $rc = 0 ] || { failed+=("$k (exit $rc)"); stage "kernel $k: FAILED (exit $rc), going on with the others"; }
 done
 
-csvs=() bcsvs=()
+csvs=() bcsvs=() tcsvs=()
 for k in "${list[@]}"; do
+	[ -f "$out/torture-$k.csv" ] && tcsvs+=("$out/torture-$k.csv")
 	[ -f "$out/$k.csv" ] && csvs+=("$out/$k.csv")
 	[ -f "$out/bench/$k.csv" ] && bcsvs+=("$out/bench/$k.csv")
 done
@@ -119,10 +191,17 @@ done
 	for c in "${csvs[@]}"; do
 		echo "kernel $(basename "$c" .csv): $(awk -F, 'NR == 2 {print $4; exit}' "$c")"
 	done
+	for c in "${tcsvs[@]}"; do
+		echo "kernel $(basename "$c" .csv | sed 's/^torture-//'): $(awk -F, 'NR == 2 {print $3; exit}' "$c")"
+	done
 	vm/longpin-vm kernels 2>/dev/null | grep -E '^(stock|patched|debian)'
 	echo "kernel-patches/series: $(grep -vc '^#' kernel-patches/series 2>/dev/null) patches"
 	echo "failed: ${failed[*]:-none}"
 } >"$out/RUN.txt"
+if [ ${#tcsvs[@]} -ge 1 ]; then
+	torture_report "${tcsvs[@]}"
+	stage "torture: $out/torture.md"
+fi
 if [ ${#csvs[@]} -ge 2 ]; then
 	stage "compare: $out/report.md, $out/plots/"
 	build/longpin-compare --report "$out/report.md" --plots "$out/plots" "${csvs[@]}" ||

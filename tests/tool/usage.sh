@@ -26,4 +26,16 @@ names=$("$LPVM" kernels --names | paste -sd,)
 	fail "kernels --names printed '$names'"
 out=$(cd "$VMDIR/.." && ./run.sh --kernels nope 2>&1); rc=$?
 ((rc == 2)) && [[ $out == *"one of: $names"* ]] || fail "run.sh --kernels nope: exit $rc, '$out'"
+# run.sh --torture: its options, answered before anything is built
+runsh() { # MESSAGE ARGS...
+	local msg=$1 out rc
+	shift
+	out=$(cd "$VMDIR/.." && ./run.sh "$@" 2>&1); rc=$?
+	((rc == 2)) && [[ $out == *"$msg"* ]] || fail "run.sh $*: exit $rc, '$out'"
+}
+runsh "--torture-seconds belongs to --torture" --torture-seconds 5
+runsh "--torture-seconds '0': give whole seconds from 1 to 3600" --torture --torture-seconds 0
+runsh "--torture-seconds 'x'" --torture --torture-seconds x
+runsh "give VM kernels, not host" --torture --kernels stock,host
+runsh "drop --no-fio, --no-bench and --lifetime" --torture --no-bench
 pass "bad input rejected with exit status 2"
