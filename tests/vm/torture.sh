@@ -1,0 +1,58 @@
+#!/bin/bash
+# torture.sh KERNEL SECONDS: longpin --torture SECONDS on every memory type
+# inside KERNEL, one boot (vm/guest/run.sh torture). Every row passes:
+# answers of the contract or a race, every fixed I/O round checked, VmPin
+# and nr_foll_pin back, no kernel report in /dev/kmsg during the run (the
+# lockdep warning of 6.1.192's hugetlb_split() on hugetlb types before
+# kernel-patches/0009), and page migration ran between the guest's two
+# NUMA nodes. Then a report written to /dev/kmsg during a run makes that
+# run fail with it: the kernel-log judge is live.
+. "$(dirname "$0")/../lib.sh"
+export TMPDIR=$T
+kernel=$1 secs=$2
+repo=$REPO
+
+need_qemu
+need_kernel "$kernel"
+types=$("$LONGPIN" --list | wc -l)
+# the injected line is allowed in longpin-vm's own scan of the dmesg
+inject='longpin-test-injection'
+rc=0
+LONGPIN_DMESG_ALLOW="$inject" "$repo/vm/longpin-vm" run --kernel "$kernel" \
+	--timeout $((types * secs * 3 + 600)) --out "$T/res" -- sh -c "
+	LONGPIN_TORTURE_SECONDS=$secs sh /opt/longpin/run.sh torture; r=\$?
+	longpin --torture 4 --mem anon --ops reg,madvise --csv /results/inject.csv >/results/inject.out 2>&1 &
+	sleep 1
+	echo '<4>WARNING: CPU: 0 PID: 1 at $inject' >/dev/kmsg
+	wait \$!; echo \$? >/results/inject.rc
+	exit \$r" >"$T/out" 2>&1 || rc=$?
+cat "$T/out"
+csv=$T/res/torture.csv
+[ -f "$csv" ] || fail "no CSV from the guest (exit $rc)"
+[ "$rc" = 0 ] || fail "guest exit status $rc"
+grep -q "^not ok" "$T/out" && fail "a torture run failed in the guest"
+rows=$(csv_awk "$csv" 'NR > 1' | grep -c .)
+skips=$(grep -c "# SKIP" "$T/out")
+[ $((rows + skips)) = "$types" ] || fail "$rows rows and $skips skips for $types types"
+csv_awk "$csv" 'NR == 1 { next }
+	$col("verdict") != "pass" || $col("kernel_reports") != 0 || $col("vmpin_leak_kb") != 0 ||
+	$col("foll_pin_delta") != 0 || $col("reg_bad") != 0 || $col("io_bad") != 0 {
+		print "bad row: " $0; bad = 1 }' || fail "rows not all pass, balanced and report-free"
+# thousands of operations per type, registrations and checked I/O
+low=$(csv_awk "$csv" 'NR == 1 { next }
+	{ s = 0; n = split("reg upd io remap mremap fork madvise truncate punch thp compact mprotect migrate", o, " ")
+	  for (j = 1; j <= n; j++) s += $col(o[j])
+	  if (s < 1000) printf "%s:%d ", $col("memtype"), s }')
+[ -z "$low" ] || fail "fewer than 1000 operations: $low"
+[ "$(csv_awk "$csv" 'NR > 1 && $col("memtype") == "anon" { print $col("migrate") }')" -gt 0 ] ||
+	fail "no move_pages() on anon: one NUMA node in the guest?"
+[ "$(csv_awk "$csv" 'NR > 1 && $col("memtype") == "anon" { print $col("io_ok") }')" -gt 0 ] ||
+	fail "no fixed I/O round checked on anon"
+# the injected report fails its run and is named in the note
+[ "$(cat "$T/res/inject.rc")" = 1 ] || fail "a run with a kernel report: exit $(cat "$T/res/inject.rc"), want 1"
+irow=$(csv_cols "$T/res/inject.csv" verdict kernel_reports)
+[ "$irow" = "fail 1" ] || fail "a run with a kernel report: verdict/reports '$irow', want 'fail 1'"
+grep -q "kernel reports 1" "$T/res/inject.out" || fail "the summary does not count the report"
+total=$(csv_awk "$csv" 'NR > 1 { n = split("reg upd io remap mremap fork madvise truncate punch thp compact mprotect migrate", o, " ")
+	for (j = 1; j <= n; j++) s += $col(o[j]) } END { print s }')
+pass "$kernel: $rows types x $secs s pass, $skips skipped, $total operations, no kernel report; an injected report fails its run"
