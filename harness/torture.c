@@ -53,9 +53,14 @@ void tt_note(struct tt *t, const char *fmt, ...)
 	pthread_mutex_unlock(&t->lock);
 }
 
-bool tt_running(const struct tt *t)
+/*
+ * Go on: until the deadline, and in any case until the thread made the
+ * first choices that seq_hash covers, so that two runs of one seed hash
+ * the same choices however slowly a loaded machine ran them.
+ */
+bool tt_more(const struct tt_thr *h)
 {
-	return now_ns() < t->deadline;
+	return now_ns() < h->t->deadline || h->nseq < TT_SEQ_OPS;
 }
 
 /* A content-changing op (its writes may reach pinned pages) runs. */
@@ -290,7 +295,7 @@ static void *thr_main(void *arg)
 {
 	struct tt_thr *h = arg;
 
-	while (tt_running(h->t)) {
+	while (tt_more(h)) {
 		h->op->step(h);
 		h->iters++;
 	}
@@ -389,6 +394,16 @@ struct tt_end {
 	const char *verdict;
 };
 
+/* @v with @fmt when @known, else @none (a figure the run could not take) */
+static void put_opt(FILE *f, const char *fmt, long v, bool known,
+		    const char *none)
+{
+	if (known)
+		fprintf(f, fmt, v);
+	else
+		fputs(none, f);
+}
+
 static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
 {
 	char ts[32], ans[96];
@@ -406,14 +421,8 @@ static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
 	for (i = 0; i < TC_NR; i++)
 		fprintf(f, ",%lu", t->cnt[i]);
 	fprintf(f, ",%s,%ld", ans, e->leak);
-	if (e->delta == LONG_MIN)
-		fputs(",-", f);
-	else
-		fprintf(f, ",%ld", e->delta);
-	if (e->reports < 0)
-		fputs(",-", f);
-	else
-		fprintf(f, ",%ld", e->reports);
+	put_opt(f, ",%ld", e->delta, e->delta != LONG_MIN, ",-");
+	put_opt(f, ",%ld", e->reports, e->reports >= 0, ",-");
 	fprintf(f, ",%s,", e->verdict);
 	for (p = t->note; *p; p++)
 		fputc(*p == ',' ? ';' : *p == '\n' ? ' ' : *p, f);
@@ -436,14 +445,9 @@ static void summary(FILE *f, const struct tt *t, const struct tt_end *e)
 	for (i = TC_REG_OK; i < TC_NR; i++)
 		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);
 	fprintf(f, "\n  VmPin leak %ld kB, nr_foll_pin acquired-released ", e->leak);
-	if (e->delta == LONG_MIN)
-		fputs("not judged", f);
-	else
-		fprintf(f, "%+ld", e->delta);
-	if (e->reports < 0)
-		fputs(", kernel log not read (not root)", f);
-	else
-		fprintf(f, ", kernel reports %ld", e->reports);
+	put_opt(f, "%+ld", e->delta, e->delta != LONG_MIN, "not judged");
+	put_opt(f, ", kernel reports %ld", e->reports, e->reports >= 0,
+		", kernel log not read (not root)");
 	fprintf(f, "\n  verdict %s%s%s\n", e->verdict, t->note[0] ? ": " : "",
 		t->note);
 }
