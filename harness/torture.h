@@ -98,7 +98,7 @@ void tt_count(struct tt *t, enum tt_cnt c);
 void tt_note(struct tt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tt_judge_reg(struct tt_thr *h, int ret, const char *what);
-bool tt_running(const struct tt *t);
+bool tt_more(const struct tt_thr *h);
 void tt_chg_begin(struct tt *t);
 void tt_chg_end(struct tt *t);
 

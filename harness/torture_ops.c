@@ -109,7 +109,7 @@ static void reg_updates(struct tt_thr *h)
 		return;
 	}
 	h->registered = true;
-	for (i = 0; i < TT_UPDATES && tt_running(h->t); i++) {
+	for (i = 0; i < TT_UPDATES && tt_more(h); i++) {
 		tt_range(h, 64, &off, &len);
 		/* several mappings: their contract row is the whole buffer's */
 		if (h->t->ops->flags & MEM_MULTI) {
@@ -228,7 +228,7 @@ static void io_step(struct tt_thr *h)
 	tt_judge_reg(h, ret, "register (I/O ring)");
 	h->registered = !ret;
 	pages = (rlen - t->io_len) / 4096 + 1;
-	for (i = 0; i < TT_IO_ROUNDS && tt_running(t); i++) {
+	for (i = 0; i < TT_IO_ROUNDS && tt_more(h); i++) {
 		off = roff + tt_rand(h) % pages * 4096;
 		pattern = tt_rand(h);
 		seq_add(h, off);
