@@ -212,5 +212,20 @@ io-uring-disabled-lifetime)
 	old=$(cat $f); on_exit "echo $old > $f"
 	echo 2 >$f
 	expect 2 "io_uring is disabled \(kernel.io_uring_disabled=2\): run \`sysctl -w kernel.io_uring_disabled=0\`" --lifetime munmap --mem anon --size 4M ;;
+io-uring-disabled-torture)
+	# --torture answers before any thread starts, with nothing left behind
+	f=/proc/sys/kernel/io_uring_disabled
+	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
+	is_root || skip "needs root to set kernel.io_uring_disabled"
+	old=$(cat $f); on_exit "echo $old > $f"
+	echo 2 >$f
+	run_longpin --torture 1 --mem anon --csv "$T/tt.csv"
+	[ "$rc" = 2 ] || fail "exit status $rc, expected 2"
+	grep -q "^longpin: io_uring is disabled (kernel.io_uring_disabled=2): run \`sysctl -w kernel.io_uring_disabled=0\`" "$T/out" ||
+		fail "no message naming the sysctl"
+	[ ! -e "$T/tt.csv" ] || fail "--torture left a CSV behind"
+	grep -q "torture seed" "$T/out" && fail "--torture started its threads"
+	no_leftovers "$T"
+	pass "$case: exit 2 before any thread, the sysctl named, no CSV" ;;
 *)	fail "unknown case $case" ;;
 esac
