@@ -428,6 +428,10 @@ int mem_need_hugepages(const char *name, size_t len)
 		return lp_err(LP_SKIP,
 			      "%s: this kernel has no hugetlb pages (CONFIG_HUGETLBFS): use a kernel with it",
 			      name);
+	if (rsvd > total)
+		return lp_err(LP_FAIL,
+			      "%s: HugePages_Rsvd reads %ld, above HugePages_Total %ld: the kernel's hugetlb reservation count underflowed (a kernel bug; a torture run's hugetlb_rsvd_delta shows which run): reboot the machine",
+			      name, rsvd, total);
 	if (free_pages - rsvd >= need)
 		return LP_OK;
 	return lp_err(LP_SKIP,

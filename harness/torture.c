@@ -212,6 +212,7 @@ static int tt_setup(struct tt *t)
 	return LP_OK;
 }
 
+/* Unmap and close all the run set up; again: nothing. */
 static void tt_teardown(struct tt *t)
 {
 	if (t->spare)
@@ -220,6 +221,9 @@ static void tt_teardown(struct tt *t)
 		close(t->tfd);
 	if (t->mem_up)
 		mem_teardown(&t->m);
+	t->spare = NULL;
+	t->tfd = -1;
+	t->mem_up = false;
 }
 
 /* Is @name in the comma list @list (NULL: every op)? */
@@ -346,7 +350,8 @@ static const char tt_header[] =
 	"mprotect,migrate,"
 	"reg_ok,reg_refused,reg_raced,reg_bad,io_ok,io_raced,io_bad,"
 	"child_faulted,op_err,harness_err,"
-	"answers,vmpin_leak_kb,foll_pin_delta,kernel_reports,verdict,note\n";
+	"answers,vmpin_leak_kb,foll_pin_delta,hugetlb_rsvd_delta,kernel_reports,"
+	"verdict,note\n";
 
 /* After the run: what nr_foll_pin acquired minus released grew by. */
 static long pin_delta(long acq0, long rel0)
@@ -386,10 +391,15 @@ static void answers_str(const struct tt *t, char *buf, size_t n)
 }
 
 struct tt_end {
+	/* before the run: VmPin, nr_foll_pin, HugePages_Rsvd (-1: not
+	 * judged), /dev/kmsg (-1: not read) */
+	long vmpin0, acq0, rel0, rsvd0;
+	int kmsg;
 	uint64_t seed, seq;
 	const char *names;
 	size_t threads;
 	long leak, delta;
+	long rsvd;			/* HugePages_Rsvd after - before */
 	long reports;			/* kernel reports meanwhile, -1: not read */
 	const char *verdict;
 };
@@ -422,6 +432,7 @@ static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
 		fprintf(f, ",%lu", t->cnt[i]);
 	fprintf(f, ",%s,%ld", ans, e->leak);
 	put_opt(f, ",%ld", e->delta, e->delta != LONG_MIN, ",-");
+	put_opt(f, ",%ld", e->rsvd, e->rsvd != LONG_MIN, ",-");
 	put_opt(f, ",%ld", e->reports, e->reports >= 0, ",-");
 	fprintf(f, ",%s,", e->verdict);
 	for (p = t->note; *p; p++)
@@ -446,6 +457,8 @@ static void summary(FILE *f, const struct tt *t, const struct tt_end *e)
 		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);
 	fprintf(f, "\n  VmPin leak %ld kB, nr_foll_pin acquired-released ", e->leak);
 	put_opt(f, "%+ld", e->delta, e->delta != LONG_MIN, "not judged");
+	put_opt(f, ", HugePages_Rsvd %+ld", e->rsvd, e->rsvd != LONG_MIN,
+		", HugePages_Rsvd not judged");
 	put_opt(f, ", kernel reports %ld", e->reports, e->reports >= 0,
 		", kernel log not read (not root)");
 	fprintf(f, "\n  verdict %s%s%s\n", e->verdict, t->note[0] ? ": " : "",
@@ -477,10 +490,31 @@ static int tt_write(const struct tt *t, const struct tt_end *e)
 	return ret;
 }
 
-/* Judge the run after its threads: pins back, no bad answer. */
+/*
+ * After the teardown: what HugePages_Rsvd grew by since before the
+ * setup (a hugetlb reservation leaked, or the count underflowed and
+ * reads huge); retried for 1 s, as an unpin may still be in flight.
+ */
+static long rsvd_delta(long rsvd0)
+{
+	long d = 0;
+	int i;
+
+	for (i = 0; i < 10; i++) {
+		d = meminfo_kb("HugePages_Rsvd:") - rsvd0;
+		if (!d)
+			break;
+		usleep(100000);
+	}
+	return d;
+}
+
+/*
+ * Judge the run after its threads and the teardown: pins and hugetlb
+ * reservations back, no bad answer, no kernel report.
+ */
 static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
-		     struct tt_end *e, long vmpin0, long acq0, long rel0,
-		     int kmsg)
+		     struct tt_end *e)
 {
 	char report[200];
 	unsigned int took;
@@ -489,17 +523,22 @@ static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 
 	for (i = 0, e->seq = 0xcbf29ce484222325ULL; i < n; i++)
 		e->seq = (e->seq ^ h[i].seq) * 0x100000001B3ULL;
-	e->leak = vmpin_wait(vmpin0, 2000, &took) - vmpin0;
-	e->delta = acq0 < 0 ? LONG_MIN : pin_delta(acq0, rel0);
+	e->leak = vmpin_wait(e->vmpin0, 2000, &took) - e->vmpin0;
+	e->delta = e->acq0 < 0 ? LONG_MIN : pin_delta(e->acq0, e->rel0);
+	e->rsvd = e->rsvd0 < 0 ? LONG_MIN : rsvd_delta(e->rsvd0);
 	if (e->leak)
 		tt_note(t, "pin leak: VmPin %+ld kB", e->leak);
 	if (e->delta && e->delta != LONG_MIN)
 		tt_note(t, "nr_foll_pin acquired - released %+ld", e->delta);
-	e->reports = kmsg < 0 ? -1 : kmsg_reports(kmsg, report, sizeof(report));
+	if (e->rsvd && e->rsvd != LONG_MIN)
+		tt_note(t, "HugePages_Rsvd %+ld after the teardown", e->rsvd);
+	e->reports = e->kmsg < 0 ? -1 :
+		     kmsg_reports(e->kmsg, report, sizeof(report));
 	if (e->reports > 0)
 		tt_note(t, "%ld kernel reports, the first: %s", e->reports, report);
 	e->verdict = t->cnt[TC_REG_BAD] || t->cnt[TC_IO_BAD] ||
 		     t->cnt[TC_HARNESS_ERR] || e->leak || e->reports > 0 ||
+		     (e->rsvd && e->rsvd != LONG_MIN) ||
 		     (e->delta && e->delta != LONG_MIN) ? "fail" :
 		     t->unchecked ? "unchecked" : "pass";
 	ret = tt_write(t, e);
@@ -523,15 +562,17 @@ int torture_main(const struct mem_ops *ops, const struct opts *user,
 	uint64_t seed = o->have_seed ? o->seed :
 			splitmix64(now_ns() ^ (uint64_t)getpid() << 32);
 	char names[160];
-	struct tt_end e;
-	long vmpin0, acq0 = -1, rel0 = -1;
-	int ret, kmsg;
+	struct tt_end e = { .acq0 = -1, .rel0 = -1, .rsvd0 = -1, .kmsg = -1 };
 	size_t n;
+	int ret;
 
 	if (!o->have_size)
 		o->size = default_size(ops);
 	pthread_mutex_init(&t.layout, NULL);
 	pthread_mutex_init(&t.lock, NULL);
+	/* system-wide, like nr_foll_pin: not judged beside other pinners */
+	if (!o->concurrent)
+		e.rsvd0 = meminfo_kb("HugePages_Rsvd:");
 	ret = csv_check(o->csv, tt_header);
 	if (ret == LP_OK)
 		ret = tt_setup(&t);
@@ -541,13 +582,16 @@ int torture_main(const struct mem_ops *ops, const struct opts *user,
 		goto out;
 	fprintf(stderr, "longpin: torture seed %llu\n", (unsigned long long)seed);
 	n = threads_pick(&t, h, names, sizeof(names));
-	e = (struct tt_end){ .seed = seed, .names = names, .threads = n };
-	vmpin0 = vmpin_kb();
-	if (!o->concurrent && t.root && vmstat_pins(&acq0, &rel0))
-		acq0 = rel0 = -1;
-	kmsg = kmsg_open();
+	e.seed = seed;
+	e.names = names;
+	e.threads = n;
+	e.vmpin0 = vmpin_kb();
+	if (!o->concurrent && t.root && vmstat_pins(&e.acq0, &e.rel0))
+		e.acq0 = e.rel0 = -1;
+	e.kmsg = kmsg_open();
 	threads_run(&t, h, n, seed);
-	ret = tt_finish(&t, h, n, &e, vmpin0, acq0, rel0, kmsg);
+	tt_teardown(&t);
+	ret = tt_finish(&t, h, n, &e);
 out:
 	tt_teardown(&t);
 	return ret;

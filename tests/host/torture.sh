@@ -29,7 +29,7 @@ row_ok() {
 	local c v sum=0 want_delta=0
 	is_root || want_delta=-
 	[ "$(col verdict)" = pass ] || fail "verdict $(col verdict): $(col note)"
-	for c in reg_bad io_bad harness_err vmpin_leak_kb; do
+	for c in reg_bad io_bad harness_err vmpin_leak_kb hugetlb_rsvd_delta; do
 		v=$(col $c)
 		[ "$v" = 0 ] || fail "$c is $v, want 0: $(col note)"
 	done

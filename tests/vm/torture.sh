@@ -1,8 +1,8 @@
 #!/bin/bash
 # torture.sh KERNEL SECONDS: longpin --torture SECONDS on every memory type
 # inside KERNEL, one boot (vm/guest/run.sh torture). Every row passes:
-# answers of the contract or a race, every fixed I/O round checked, VmPin
-# and nr_foll_pin back, no kernel report in /dev/kmsg during the run (the
+# answers of the contract or a race, every fixed I/O round checked, VmPin,
+# nr_foll_pin and HugePages_Rsvd back, no kernel report in /dev/kmsg during the run (the
 # lockdep warning of 6.1.192's hugetlb_split() on hugetlb types before
 # kernel-patches/0009), and page migration ran between the guest's two
 # NUMA nodes. Then a report written to /dev/kmsg during a run makes that
@@ -36,7 +36,8 @@ skips=$(grep -c "# SKIP" "$T/out")
 [ $((rows + skips)) = "$types" ] || fail "$rows rows and $skips skips for $types types"
 csv_awk "$csv" 'NR == 1 { next }
 	$col("verdict") != "pass" || $col("kernel_reports") != 0 || $col("vmpin_leak_kb") != 0 ||
-	$col("foll_pin_delta") != 0 || $col("reg_bad") != 0 || $col("io_bad") != 0 {
+	$col("foll_pin_delta") != 0 || $col("hugetlb_rsvd_delta") != 0 ||
+	$col("reg_bad") != 0 || $col("io_bad") != 0 {
 		print "bad row: " $0; bad = 1 }' || fail "rows not all pass, balanced and report-free"
 # thousands of operations per type, registrations and checked I/O
 low=$(csv_awk "$csv" 'NR == 1 { next }
