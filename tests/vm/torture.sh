@@ -39,12 +39,15 @@ csv_awk "$csv" 'NR == 1 { next }
 	$col("foll_pin_delta") != 0 || $col("hugetlb_rsvd_delta") != 0 ||
 	$col("reg_bad") != 0 || $col("io_bad") != 0 {
 		print "bad row: " $0; bad = 1 }' || fail "rows not all pass, balanced and report-free"
-# thousands of operations per type, registrations and checked I/O
+# operations on every type: 10 s of the debug kernel under TCG do
+# 1,860 to 37,000 alone (anon-thp the fewest), but 256 to 737 when
+# ./test.sh's -j2 and another guest share the two cores; 100 is a
+# floor that load does not break and a stuck thread does
 low=$(csv_awk "$csv" 'NR == 1 { next }
 	{ s = 0; n = split("reg upd io remap mremap fork madvise truncate punch thp compact mprotect migrate", o, " ")
 	  for (j = 1; j <= n; j++) s += $col(o[j])
-	  if (s < 1000) printf "%s:%d ", $col("memtype"), s }')
-[ -z "$low" ] || fail "fewer than 1000 operations: $low"
+	  if (s < 100) printf "%s:%d ", $col("memtype"), s }')
+[ -z "$low" ] || fail "fewer than 100 operations: $low"
 [ "$(csv_awk "$csv" 'NR > 1 && $col("memtype") == "anon" { print $col("migrate") }')" -gt 0 ] ||
 	fail "no move_pages() on anon: one NUMA node in the guest?"
 [ "$(csv_awk "$csv" 'NR > 1 && $col("memtype") == "anon" { print $col("io_ok") }')" -gt 0 ] ||
