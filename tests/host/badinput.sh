@@ -27,6 +27,16 @@ expect_keep() {
 }
 
 case=$1
+# io_uring_off: kernel.io_uring_disabled=2 for the whole machine until the
+# test exits (root, 6.6+; the tests run alone: RUN_SERIAL)
+io_uring_off() {
+	local f=/proc/sys/kernel/io_uring_disabled
+	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
+	is_root || skip "needs root to set kernel.io_uring_disabled"
+	on_exit "echo $(cat $f) > $f"
+	echo 2 >$f
+}
+
 case $case in
 unknown-mem)	expect 2 "unknown memory type 'bogus'.*--list" --mem bogus ;;
 no-mem)		expect 2 "no memory type: give --mem" --size 4K ;;
@@ -198,27 +208,15 @@ no-hugepages)
 	expect 77 "hugetlb needs $((free + 1)) free 2048 kB huge pages, $free are free: reserve them as root with \`echo [0-9]+ > /proc/sys/vm/nr_hugepages\`" \
 		--mem hugetlb --size $(( (free + 1) * 2 ))M ;;
 io-uring-disabled)
-	f=/proc/sys/kernel/io_uring_disabled
-	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
-	is_root || skip "needs root to set kernel.io_uring_disabled"
-	old=$(cat $f); on_exit "echo $old > $f"
-	echo 2 >$f
+	io_uring_off
 	expect 2 "io_uring is disabled \(kernel.io_uring_disabled=2\): run \`sysctl -w kernel.io_uring_disabled=0\`" --mem anon --size 4K ;;
 io-uring-disabled-lifetime)
 	# --lifetime names the sysctl too (it said "Operation not permitted")
-	f=/proc/sys/kernel/io_uring_disabled
-	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
-	is_root || skip "needs root to set kernel.io_uring_disabled"
-	old=$(cat $f); on_exit "echo $old > $f"
-	echo 2 >$f
+	io_uring_off
 	expect 2 "io_uring is disabled \(kernel.io_uring_disabled=2\): run \`sysctl -w kernel.io_uring_disabled=0\`" --lifetime munmap --mem anon --size 4M ;;
 io-uring-disabled-torture)
 	# --torture answers before any thread starts, with nothing left behind
-	f=/proc/sys/kernel/io_uring_disabled
-	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
-	is_root || skip "needs root to set kernel.io_uring_disabled"
-	old=$(cat $f); on_exit "echo $old > $f"
-	echo 2 >$f
+	io_uring_off
 	run_longpin --torture 1 --mem anon --csv "$T/tt.csv"
 	[ "$rc" = 2 ] || fail "exit status $rc, expected 2"
 	grep -q "^longpin: io_uring is disabled (kernel.io_uring_disabled=2): run \`sysctl -w kernel.io_uring_disabled=0\`" "$T/out" ||
