@@ -186,6 +186,7 @@ done
 {
 	echo "command: ${LONGPIN_CACHE:+LONGPIN_CACHE=$LONGPIN_CACHE }./run.sh $args"
 	echo "output: $out"
+	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo -)$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 	echo "date: $(date -u +%FT%TZ)"
 	echo "host: $(uname -r), $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)" GiB"}' /proc/meminfo)"
 	for c in "${csvs[@]}"; do
