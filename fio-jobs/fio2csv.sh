@@ -1,7 +1,7 @@
 #!/bin/bash
 # fio2csv.sh RAWDIR OUT.csv: converts vm/guest/fio.sh's raw outputs (RAWDIR =
 # the guest's /results/fio: meta.tsv, run.R.json) into rows of longpin's
-# CSV schema 2, source=fio, one row per fixed/plain pair, appended to
+# CSV schema 3, source=fio, one row per fixed/plain pair, appended to
 # OUT.csv (header written when the file is empty; "-" = stdout).
 # Needs jq. Exit 0, or 2 with one line on stderr on bad input.
 set -euo pipefail

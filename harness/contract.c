@@ -10,6 +10,9 @@
  * (data lost), so that a row matching it reads "defect", never "pass".
  * A row may start with "lifetime CASE": it gives the answer of that
  * --lifetime case (by default a case expects 0 where TYPE registers).
+ * A row may start with "pinner LIST" (a comma list of gup-fast, gup, rdma;
+ * NAME/ro for a read-only pin): the answer of those --pinner, not of
+ * io_uring's.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -25,12 +28,13 @@
 extern const char *const lp_contract_names[];
 extern const char *const lp_contract_texts[];
 
-#define MAX_ROWS 64
+#define MAX_ROWS 256
 
 enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH, M_VMSTAT };
 
 struct crow {
 	char lcase[24];			/* "": the registration */
+	char pinner[48];		/* "": io_uring; "gup-fast,gup/ro" */
 	char mem[32];
 	int pf;				/* -1: any */
 	char size_op;			/* 0: any, '>' or '<' (<=) */
@@ -82,8 +86,10 @@ static int parse_row(struct crow *r, char *line)
 	char mem[32], pf[16], size[24], exp[24], flag[2][16];
 	int i, n, off = 0;
 
-	if (sscanf(line, "lifetime %23s %n", r->lcase, &off) != 1)
+	if (sscanf(line, "pinner %47s %n", r->pinner, &off) != 1)
 		off = 0;
+	if (sscanf(line + off, "lifetime %23s %n", r->lcase, &n) == 1)
+		off += n;
 	n = sscanf(line + off, "%31s %15s %23s %23s %15s %15s", mem, pf, size,
 		   exp, flag[0], flag[1]);
 	if (n < 4)
@@ -272,9 +278,26 @@ void contract_list(void)
 		printf("%s\n", contracts[i].name);
 }
 
-static bool row_matches(const struct crow *r, const char *lcase,
-			const char *mem, enum prefault pf, size_t size)
+/* @pinner ("": io_uring) is one of the row's comma list of pinners */
+static bool pinner_matches(const struct crow *r, const char *pinner)
 {
+	size_t n = strlen(pinner);
+	const char *s = r->pinner;
+
+	if (!*s || !n)
+		return !*s && !n;
+	for (; s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, pinner, n) && (s[n] == ',' || !s[n]))
+			return true;
+	return false;
+}
+
+static bool row_matches(const struct crow *r, const char *pinner,
+			const char *lcase, const char *mem, enum prefault pf,
+			size_t size)
+{
+	if (!pinner_matches(r, pinner ? pinner : ""))
+		return false;
 	if (strcmp(r->lcase, lcase ? lcase : ""))
 		return false;
 	if (strcmp(r->mem, "*") && strcmp(r->mem, mem))
@@ -289,13 +312,13 @@ static bool row_matches(const struct crow *r, const char *lcase,
 }
 
 static const struct crow *find_row(const struct contract *c,
-				   const char *lcase, const char *mem,
-				   enum prefault pf, size_t size)
+				   const char *pinner, const char *lcase,
+				   const char *mem, enum prefault pf, size_t size)
 {
 	int i;
 
 	for (i = 0; c && i < c->nrows; i++)
-		if (row_matches(&c->rows[i], lcase, mem, pf, size))
+		if (row_matches(&c->rows[i], pinner, lcase, mem, pf, size))
 			return &c->rows[i];
 	return NULL;
 }
@@ -303,7 +326,14 @@ static const struct crow *find_row(const struct contract *c,
 bool contract_lookup(const struct contract *c, const char *mem,
 		     enum prefault pf, size_t size, int *err, bool *nofault)
 {
-	const struct crow *r = find_row(c, NULL, mem, pf, size);
+	return contract_lookup_pinner(c, NULL, mem, pf, size, err, nofault);
+}
+
+bool contract_lookup_pinner(const struct contract *c, const char *pinner,
+			    const char *mem, enum prefault pf, size_t size,
+			    int *err, bool *nofault)
+{
+	const struct crow *r = find_row(c, pinner, NULL, mem, pf, size);
 
 	if (!r)
 		return false;
@@ -316,7 +346,7 @@ bool contract_lookup_case(const struct contract *c, const char *lcase,
 			  const char *mem, enum prefault pf, size_t size,
 			  int *err, bool *defect)
 {
-	const struct crow *r = find_row(c, lcase, mem, pf, size);
+	const struct crow *r = find_row(c, NULL, lcase, mem, pf, size);
 
 	if (!r)
 		return false;

@@ -13,7 +13,7 @@
 #include <limits.h>
 
 #define LONGPIN_VERSION		"0.1"
-#define LONGPIN_SCHEMA		2
+#define LONGPIN_SCHEMA		3
 
 /* Exit statuses, documented in README.md. */
 enum {
@@ -22,6 +22,14 @@ enum {
 	LP_EUSAGE = 2,		/* usage or environment error */
 	LP_SKIP = 77,		/* memory type cannot be set up here */
 };
+
+/*
+ * The answers of a pinner that pins page by page and learns no errno
+ * (gup_test): none of the pages, or some of them. Written like errnos
+ * (result -4097, errno REFUSED), above every errno the kernel has.
+ */
+#define LP_REFUSED	4097
+#define LP_PARTIAL	4098
 
 enum prefault { PF_NONE, PF_READ, PF_WRITE, PF_NR };
 
@@ -74,6 +82,8 @@ struct opts {
 	bool concurrent;		/* other pinners meanwhile: no global balance */
 	const char *io_opt;		/* an I/O-only option given (--qd, ...) */
 	unsigned int torture;		/* --torture SECONDS (torture.c), 0: none */
+	const char *pinner;		/* --pinner NAME, NULL: io_uring */
+	bool readonly_pin;		/* --readonly-pin: no FOLL_WRITE */
 	uint64_t seed;			/* --seed N */
 	bool have_seed;
 	bool have_size;			/* --size given (--torture's default differs) */
@@ -197,6 +207,10 @@ void contract_list(void);
  */
 bool contract_lookup(const struct contract *c, const char *mem,
 		     enum prefault pf, size_t size, int *err, bool *nofault);
+/* the same for the --pinner @pinner ("gup-fast", "gup/ro"; NULL: io_uring) */
+bool contract_lookup_pinner(const struct contract *c, const char *pinner,
+			    const char *mem, enum prefault pf, size_t size,
+			    int *err, bool *nofault);
 /*
  * The answer of --lifetime @lcase for @mem, when the contract has a
  * "lifetime CASE" row for it; *defect: that answer is a known kernel
@@ -242,6 +256,23 @@ struct cycles_result {
 int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	       bool probe, bool untouch, int first, struct cycles_result *cr);
 
+/* judge.c: the counters around a pin and the checks of a row */
+struct probe {
+	long vmpin, acq, rel;
+	bool have_kc;
+	long kc[LP_NR_KCOUNTERS];
+};
+struct row;
+void probe_take(struct probe *p);
+/* @p: before, pinned, before the unpin, after */
+void fill_counters(struct row *r, const struct probe *p);
+/* Append "; MESSAGE" to @note; returns true: a failure was noted. */
+bool add_note(char *note, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool row_checks(const struct row *r, char *note, size_t n);
+int efault_cause(struct mem *m, const struct row *r,
+		 const struct contract *c);
+
 /* main.c: io_uring_queue_init()'s failure as a one-line error */
 int ring_init_err(int ret);
 /* main.c: can --csv @path take our rows (@hdr: another schema's header)? */
@@ -272,6 +303,7 @@ struct row {
 	enum prefault pf;
 	size_t size;
 	const char *op;			/* NULL: "register" */
+	const char *pinner;		/* NULL: "io_uring" */
 	const char *fs_type;
 	int dax;
 	long thp_kb;

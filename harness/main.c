@@ -20,6 +20,7 @@
 
 #include "longpin.h"
 #include "mem_ops.h"
+#include "pinner.h"
 
 static unsigned int ring_entries(const struct opts *o)
 {
@@ -136,35 +137,6 @@ static int ring_init(struct io_uring *ring, const struct opts *o)
 	return ret ? ring_init_err(ret) : LP_OK;
 }
 
-struct probe {
-	long vmpin, acq, rel;
-	bool have_kc;
-	long kc[LP_NR_KCOUNTERS];
-};
-
-static void probe_take(struct probe *p)
-{
-	p->vmpin = vmpin_kb();
-	if (vmstat_pins(&p->acq, &p->rel))
-		p->acq = p->rel = -1;
-	p->have_kc = kcounters_present() && !kcounters_read(p->kc);
-}
-
-static void fill_counters(struct row *r, const struct probe *p)
-{
-	int i;
-
-	r->vmpin[0] = p[0].vmpin;
-	r->vmpin[1] = p[1].vmpin;
-	r->vmpin[2] = p[3].vmpin;
-	/* around the (un)registration only: O_DIRECT reads pin pages too */
-	r->pin_acq = p[0].acq < 0 ? -1 : p[1].acq - p[0].acq;
-	r->pin_rel = p[0].rel < 0 ? -1 : p[3].rel - p[2].rel;
-	r->have_kc = p[0].have_kc && p[1].have_kc;
-	for (i = 0; r->have_kc && i < LP_NR_KCOUNTERS; i++)
-		r->kc[i] = p[1].kc[i] - p[0].kc[i];
-}
-
 /*
  * Register, measure, do I/O if registered, unregister. --inject leak
  * keeps a second ring's pin until after VmPin was read.
@@ -218,33 +190,6 @@ static int register_and_measure(struct io_uring *ring, struct mem *m,
 	return ret;
 }
 
-/*
- * Did the attempt fault pages in? Only growth counts: background writeback
- * may clean pages (dirty kB falls) and reclaim may drop clean ones while a
- * slow kernel (KASAN under TCG) registers, and neither is a fault.
- */
-static bool pages_touched(const struct row *r)
-{
-	return r->resident[1] > r->resident[0] ||
-	       r->dirty_kb[1] > r->dirty_kb[0];
-}
-
-/* Append "; MESSAGE" to @note; returns true: a failure was noted. */
-static bool add_note(char *note, size_t n, const char *fmt, ...)
-{
-	size_t len = strlen(note);
-	va_list ap;
-
-	if (len && len + 2 < n) {
-		strcpy(note + len, "; ");
-		len += 2;
-	}
-	va_start(ap, fmt);
-	vsnprintf(note + len, n - len, fmt, ap);
-	va_end(ap);
-	return true;
-}
-
 /* Where the prober ran: a fact about the figures, not a failure. */
 static void probe_note(const struct cycles_result *c, char *note, size_t n)
 {
@@ -253,55 +198,6 @@ static void probe_note(const struct cycles_result *c, char *note, size_t n)
 	else
 		add_note(note, n, "prober on CPU %d (registration on CPU %d)",
 			 c->probe_cpu[1], c->probe_cpu[0]);
-}
-
-/*
- * What fails a row besides its answer, each with its note: a page faulted
- * where the contract says none may be, a pin left, a cycle that answered
- * otherwise, the data check. A pass is the whole truth: anything else
- * fails the row itself, not only the exit status, so that
- * longpin-compare counts it. Returns true when one of them failed.
- */
-static bool row_checks(const struct row *r, char *note, size_t n)
-{
-	bool failed = false;
-
-	if (r->have_expected && r->result == r->expected && r->nofault &&
-	    pages_touched(r))
-		failed = add_note(note, n,
-				  "the attempt faulted pages: resident %ld -> %ld, dirty %ld -> %ld kB",
-				  r->resident[0], r->resident[1],
-				  r->dirty_kb[0], r->dirty_kb[1]);
-	if (r->vmpin[0] >= 0 && r->vmpin[2] != r->vmpin[0])
-		failed = add_note(note, n, "pin leak: VmPin %ld kB -> %ld kB",
-				  r->vmpin[0], r->vmpin[2]);
-	if (r->cyc.failed_at)
-		failed = add_note(note, n, "cycle %u answered %d, not %d",
-				  r->cyc.failed_at, r->cyc.failed_result,
-				  r->result);
-	if (!strcmp(r->io.check, "mismatch") || !strcmp(r->io.check, "error"))
-		failed = add_note(note, n, "data check: %s", r->io.check);
-	return failed;
-}
-
-/*
- * GUP answers -EFAULT when a fault cannot back a page: a file system that
- * is full says so only this way when nothing was prefaulted. Where the
- * contract expects another answer, write every page ourselves: a SIGBUS
- * means the environment, not the kernel, and is no verdict (exit 77).
- */
-static int efault_cause(struct mem *m, const struct row *r,
-			const struct contract *c)
-{
-	bool nofault;
-	int err;
-
-	if (r->result != -EFAULT || m->fd < 0 || (m->ops->flags & MEM_RDONLY))
-		return LP_OK;
-	if (c && contract_lookup(c, m->ops->name, r->pf, m->len, &err, &nofault) &&
-	    err == EFAULT)
-		return LP_OK;
-	return mem_touch(m, PF_WRITE);
 }
 
 static int run_one(const struct mem_ops *ops, const struct opts *o,
@@ -422,13 +318,16 @@ static int print_expected(const struct opts *o, const struct contract *c)
 {
 	bool nofault = false;
 	int pf, err = 0;
+	char key[48];
+	const char *pin = pinner_key(key, sizeof(key), o);
 
 	for (pf = 0; pf < PF_NR; pf++) {
 		if (!(o->prefaults & (1u << pf)))
 			continue;
 		printf("%s\t%s\t%s\t%zu\t", contract_name(c), o->mem,
 		       prefault_name(pf), o->size);
-		if (!contract_lookup(c, o->mem, pf, o->size, &err, &nofault))
+		if (!contract_lookup_pinner(c, pin, o->mem, pf, o->size, &err,
+					    &nofault))
 			printf("-\t-\n");
 		else if (!err)
 			printf("0\t%d\n", nofault);
@@ -444,7 +343,7 @@ int main(int argc, char **argv)
 	const struct contract *c;
 	struct opts o;
 	int ret, worst = LP_OK, pf;
-	bool header = true;
+	bool header = true, known;
 
 	/* rows reach a pipe (tee, a log) as they are made, not at exit */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -468,7 +367,8 @@ int main(int argc, char **argv)
 		return ret == LP_OK ? print_expected(&o, c) : ret;
 	}
 	ret = mem_check_size(ops, &o);
-	if (ret == LP_OK && !o.no_memlock_check)
+	/* io_uring's own pins are charged to RLIMIT_MEMLOCK up front */
+	if (ret == LP_OK && !o.no_memlock_check && !o.pinner)
 		ret = memlock_check(&o);
 	/* --torture checks and writes its own CSV */
 	if (ret == LP_OK && !o.torture)
@@ -485,6 +385,8 @@ int main(int argc, char **argv)
 		return lifetime_main(ops, &o, c);
 	if (o.torture)
 		return torture_main(ops, &o, c);
+	if (o.pinner)
+		return pinner_main(pinner_find(o.pinner, &known), ops, &o, c);
 	for (pf = 0; pf < PF_NR; pf++) {
 		if (!(o.prefaults & (1u << pf)))
 			continue;

@@ -10,6 +10,7 @@
 
 #include "longpin.h"
 #include "mem_ops.h"
+#include "pinner.h"
 
 /* The other modes' options: --lifetime, --torture and theirs. */
 static void usage_modes(FILE *f)
@@ -27,6 +28,11 @@ static void usage_modes(FILE *f)
 "                  for hugetlb and devdax types)\n"
 "  --seed N        --torture: repeat a run's choices (printed on stderr)\n"
 "  --ops LIST      --torture: only these operations (comma list)\n"
+"  --pinner NAME   pin with NAME instead of io_uring (README \"Pinners\"):\n");
+	pinner_list_help(f);
+	fprintf(f,
+"  --readonly-pin  --pinner gup-fast|gup|rdma: a pin the device only reads\n"
+"                  (no FOLL_WRITE; RDMA: remote read access)\n"
 "  --list          print the memory types, one a line; with --lifetime CASE,\n"
 "                  those CASE applies to\n"
 "  --concurrent    --lifetime cycles beside other pinning processes: the\n"
@@ -116,7 +122,7 @@ enum { OPT_LIST = 256, OPT_LIST_TYPES, OPT_LIST_CONTRACTS, OPT_NO_IO, OPT_INJECT
        OPT_VERSION, OPT_PRINT_ACCEL, OPT_RUNTIME, OPT_CYCLES, OPT_MMAP_PROBE,
        OPT_PRINT_EXPECTED, OPT_LIFETIME, OPT_NO_MEMLOCK_CHECK,
        OPT_CONCURRENT, OPT_TARGET_OVERWRITE, OPT_TORTURE, OPT_SEED,
-       OPT_OPS };
+       OPT_OPS, OPT_PINNER, OPT_READONLY_PIN };
 
 static const struct option long_opts[] = {
 	{ "mem", required_argument, NULL, 'm' },
@@ -148,6 +154,8 @@ static const struct option long_opts[] = {
 	{ "torture", required_argument, NULL, OPT_TORTURE },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "ops", required_argument, NULL, OPT_OPS },
+	{ "pinner", required_argument, NULL, OPT_PINNER },
+	{ "readonly-pin", no_argument, NULL, OPT_READONLY_PIN },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "print-accel", no_argument, NULL, OPT_PRINT_ACCEL },
@@ -249,6 +257,8 @@ static int parse_num(struct opts *o, int c, const char *arg)
 /* The flags and the options that take a name; the rest to parse_num(). */
 static int parse_one(struct opts *o, int c, const char *arg)
 {
+	bool known;
+
 	switch (c) {
 	case 'm':
 		if (o->mem)
@@ -270,6 +280,14 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_CONCURRENT: o->concurrent = true; break;
 	case OPT_TARGET_OVERWRITE: o->target_overwrite = true; break;
 	case OPT_OPS: o->torture_ops = arg; break;
+	case OPT_READONLY_PIN: o->readonly_pin = true; break;
+	case OPT_PINNER:
+		if (!pinner_find(arg, &known) && !known)
+			return lp_err(LP_EUSAGE,
+				      "--pinner %s: give io_uring, gup-fast, gup or rdma (longpin --help)",
+				      arg);
+		o->pinner = strcmp(arg, "io_uring") ? arg : NULL;
+		break;
 	case OPT_LIST: o->list = true; break;
 	case OPT_LIFETIME:
 		o->lifetime = arg;
@@ -326,6 +344,33 @@ static int torture_check(const struct opts *o)
 	if (o->prefaults != 1u << PF_WRITE)
 		return lp_err(LP_EUSAGE,
 			      "--torture writes the buffer first (prefault write): drop --prefault");
+	return LP_OK;
+}
+
+/*
+ * --pinner other than io_uring pins and unpins, nothing else: the options
+ * of io_uring's I/O, cycles and modes would do nothing.
+ */
+static int pinner_check(const struct opts *o)
+{
+	const char *mode = o->lifetime ? "--lifetime" : o->torture ? "--torture" :
+			   NULL;
+	const char *opt = o->io_opt ? o->io_opt : o->cycles ? "--cycles" :
+			  o->inject ? "--inject" : NULL;
+
+	if (!o->pinner && o->readonly_pin)
+		return lp_err(LP_EUSAGE,
+			      "--readonly-pin belongs to --pinner gup-fast, gup or rdma (io_uring pins for writing): give --pinner too");
+	if (!o->pinner)
+		return LP_OK;
+	if (mode)
+		return lp_err(LP_EUSAGE,
+			      "%s registers io_uring buffers, not --pinner %s pins: drop one of them",
+			      mode, o->pinner);
+	if (opt)
+		return lp_err(LP_EUSAGE,
+			      "--pinner %s only pins and unpins, so %s would do nothing: drop it",
+			      o->pinner, opt);
 	return LP_OK;
 }
 
@@ -393,6 +438,7 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	    (!o->lifetime || strcmp(o->lifetime, "cycles")))
 		return lp_err(LP_EUSAGE,
 			      "--concurrent belongs to --lifetime cycles or --torture: give one of them too");
-	return torture_check(o);
+	ret = pinner_check(o);
+	return ret != LP_OK ? ret : torture_check(o);
 }
 

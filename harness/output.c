@@ -16,7 +16,7 @@
 
 static const char csv_header[] =
 	"schema,source,timestamp,kernel,contract,memtype,prefault,size,op,"
-	"fs_type,dax,thp_kb,result,errno,expected,verdict,"
+	"pinner,fs_type,dax,thp_kb,result,errno,expected,verdict,"
 	"reg_ns_per_page,unreg_ns_per_page,"
 	"vmpin_before_kb,vmpin_reg_kb,vmpin_after_kb,vmpin_leak_kb,"
 	"foll_pin_acquired,foll_pin_released,"
@@ -133,9 +133,9 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 		r->source ? r->source : "harness",
 		r->timestamp ? r->timestamp : ts);
 	put_text(f, r->kernel);
-	fprintf(f, ",%s,%s,%s,%zu,%s,%s,%d", r->contract, r->mem,
+	fprintf(f, ",%s,%s,%s,%zu,%s,%s,%s,%d", r->contract, r->mem,
 		prefault_name(r->pf), r->size, r->op ? r->op : "register",
-		r->fs_type, r->dax);
+		r->pinner ? r->pinner : "io_uring", r->fs_type, r->dax);
 	put_long(f, r->thp_kb);
 	fprintf(f, ",%d,%s", r->result, errno_name(r->result));
 	put_expected(f, r);

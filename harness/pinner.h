@@ -11,14 +11,6 @@
 
 #include "longpin.h"
 
-/*
- * The answers of a pinner that pins page by page and learns no errno
- * (gup_test): none of the pages, or some of them. Written like errnos
- * (result -4097, errno REFUSED), above every errno the kernel has.
- */
-#define LP_REFUSED	4097
-#define LP_PARTIAL	4098
-
 struct pin_answer {
 	int result;		/* 0, -errno, -LP_REFUSED or -LP_PARTIAL */
 	long pinned;		/* 4 KiB pages pinned, -1: unknown */
@@ -54,6 +46,8 @@ extern const struct pinner_ops pin_rdma_ops;
 /* pinner.c: NULL for io_uring (main.c's own path) and unknown names */
 const struct pinner_ops *pinner_find(const char *name, bool *known);
 void pinner_list_help(FILE *f);
+/* the contract's name of --pinner's pin ("gup/ro"), NULL for io_uring */
+const char *pinner_key(char *buf, size_t n, const struct opts *o);
 int pinner_main(const struct pinner_ops *ops, const struct mem_ops *mops,
 		const struct opts *o, const struct contract *c);
 

@@ -90,6 +90,10 @@ const char *errno_name(int err)
 		err = -err;
 	if (!err)
 		return "-";
+	if (err == LP_REFUSED)
+		return "REFUSED";
+	if (err == LP_PARTIAL)
+		return "PARTIAL";
 	/* glibc names ENOTSUP and EOPNOTSUPP alike; say what kernels say */
 	if (err == EOPNOTSUPP)
 		return "EOPNOTSUPP";
@@ -104,6 +108,10 @@ int errno_from_name(const char *name)
 
 	if (!strcmp(name, "EOPNOTSUPP") || !strcmp(name, "ENOTSUP"))
 		return EOPNOTSUPP;
+	if (!strcmp(name, "REFUSED"))
+		return LP_REFUSED;
+	if (!strcmp(name, "PARTIAL"))
+		return LP_PARTIAL;
 	for (e = 1; e < 4096; e++) {
 		const char *s = strerrorname_np(e);
 

@@ -146,7 +146,7 @@ csv-unwritable)	expect 2 "--csv $T/no/such.csv: No such file or directory: give 
 csv-other-header)
 	# a CSV of another tool or schema: refused, left as it was
 	printf 'a,b,c\n1,2,3\n' >"$T/other.csv"
-	expect_keep "$T/other.csv" 2 "--csv $T/other.csv:1: not a longpin CSV of schema 2 \\(another header\\): give a new --csv file" \
+	expect_keep "$T/other.csv" 2 "--csv $T/other.csv:1: not a longpin CSV of schema 3 \\(another header\\): give a new --csv file" \
 		--mem anon --size 4M --no-io --csv "$T/other.csv" ;;
 csv-no-newline)
 	# a row cut short (no trailing newline): never glue a row onto it

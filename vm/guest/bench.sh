@@ -12,7 +12,7 @@
 #     and untouched: longpin-compare shows the median [min-max] over them;
 #  3. a refused 64 MiB file-shared registration (needs LONGPIN_FILE_DIR),
 #     for prefault write (nothing left to fault) and none.
-# Rows go to OUT.csv (CSV schema 2, --no-io).
+# Rows go to OUT.csv (CSV schema 3, --no-io).
 set -u
 out=${1:?usage: bench.sh OUT.csv}
 bin=${LONGPIN:-longpin}
