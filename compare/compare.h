@@ -17,8 +17,12 @@
 #define MAX_FILES	16
 #define EXIT_USAGE	2
 
+/* What pinned the pages (CSV schema 3); a file without the column is io_uring. */
+enum pinner { P_IO_URING, P_GUP_FAST, P_GUP, P_RDMA, NPINNERS };
+extern const char *const pinner_name[NPINNERS];
+
 enum col {
-	C_SOURCE, C_MEMTYPE, C_PREFAULT, C_SIZE, C_OP, C_FS,
+	C_SOURCE, C_PINNER, C_MEMTYPE, C_PREFAULT, C_SIZE, C_OP, C_FS,
 	C_RESULT, C_ERRNO, C_VERDICT,
 	C_REG, C_CYC_MIN, C_CYC_MED, C_CYC_MAX,
 	C_FIX_MIN, C_FIX_MED, C_FIX_MAX,
@@ -59,12 +63,20 @@ struct cell {
 struct cmp {
 	struct file file[MAX_FILES];
 	int nfiles, base;
-	char **key;		/* "source,memtype,prefault,size,op[,fs_type]" */
+	char **key;		/* "source,pinner,memtype,prefault,size,op[,fs_type]" */
 	size_t nkeys;
+	unsigned int pinners;	/* bit (1 << enum pinner) of each pinner in some file */
+	int npinners;
 	struct cell *cell;	/* nkeys * nfiles */
 	bool have_probe;
 	bool have_emulated;	/* a cell with I/O figures is emulated */
 	size_t nfirst_only;	/* keys with cycles in some files only */
+};
+
+/* A key's fields (pointers into @buf); fs is NULL unless split by fs_type. */
+struct key_fields {
+	char buf[512];
+	const char *source, *pinner, *memtype, *prefault, *size, *op, *fs;
 };
 
 /* Field @c of row @row of @f ("" when the file has no such column). */
@@ -84,7 +96,10 @@ __attribute__((format(printf, 1, 2)))
 char *xasprintf(const char *fmt, ...);
 __attribute__((format(printf, 1, 2)))
 int usage_err(const char *fmt, ...);
+void key_split(struct key_fields *kf, const char *key);
 void key_label(char *buf, size_t n, const char *key, bool with_pf);
+void fmt_size(char *buf, size_t n, const char *s);
+int pinner_of_key(const char *key);
 
 /* compare_cell.c */
 void set_add(char *buf, size_t n, const char *s);

@@ -65,7 +65,7 @@ missing-row)
 	has "$T/out" "2 are missing on some kernel"
 	pass "rows on one side only are reported as missing, exit 0" ;;
 schema-mismatch)
-	bad_input schema9.csv "2: CSV schema 9, this longpin-compare reads schemas 1 to 2: use a matching longpin"
+	bad_input schema9.csv "2: CSV schema 9, this longpin-compare reads schemas 1 to 3: use a matching longpin"
 	pass "schema 9: exit 2 with the message" ;;
 malformed)
 	bad_input short-line.csv "3: 6 fields, the header has 63"
@@ -233,6 +233,23 @@ accel)
 	run_compare "$D/stock.csv" "$D/patched.csv"
 	hasnt "$T/out" "(tcg)"
 	pass "accel: TCG figures marked (tcg) with a note, bare-metal ones not" ;;
+schema-mix)
+	# a schema-2 stock (no pinner column: io_uring) against a schema-3
+	# patched: the io_uring rows join, the gup rows are patched's only
+	run_compare "$D/schema2/stock.csv" "$D/pinner/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "file-shared write 4M: stock -EOPNOTSUPP, patched 0"
+	has "$T/out" "gup-fast pin anon write 4M: missing on stock, patched 0"
+	hasnt "$T/out" "anon write 4M: stock 0, missing"
+	rel_row "anon write 4M" | grep -qF "x2.00" || fail "io_uring anon write not joined: $(rel_row "anon write 4M")"
+	# either order
+	run_compare "$D/pinner/patched.csv" "$D/schema2/stock.csv"
+	[ "$rc" = 0 ] && grep -qF "file-shared write 4M: patched 0, stock -EOPNOTSUPP" "$T/out" || fail "schema 3 first: exit $rc"
+	# other missing columns are still refused: schema 1 has no accel
+	run_compare "$D/stock.csv" "$D/pinner/patched.csv"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] || fail "schema 1 against 3: exit $rc"
+	has "$T/err" "column 'accel' is in $D/pinner/patched.csv but not in $D/stock.csv"
+	pass "schema 2 against schema 3: io_uring rows joined; a missing accel still refused" ;;
 real)
 	export TMPDIR=$T
 	"$LONGPIN" --mem anon --size 4M --prefault all --ios 64 --repeat 3 --csv "$T/a.csv" >"$T/l" 2>&1 || rc=$?
