@@ -2,7 +2,8 @@
 /*
  * longpin-compare: what compare.c (reading, joining, main), compare_cell.c
  * (a key's rows in one file combined), compare_report.c (text and markdown
- * sections) and compare_plot.c (gnuplot data and scripts) share.
+ * sections), compare_pinner.c (the section per long-term pinner) and
+ * compare_plot.c (gnuplot data and scripts) share.
  */
 #ifndef LONGPIN_COMPARE_H
 #define LONGPIN_COMPARE_H
@@ -107,9 +108,22 @@ struct cell *cell_of(const struct cmp *c, size_t k, int fi);
 void fill_cells(struct cmp *c);
 
 /* compare_report.c */
+struct table {
+	int ncols;
+	size_t nrows;
+	char **cell;		/* nrows * ncols */
+};
+
+void tab_add(struct table *t, const char *const *v);
+void tab_free(struct table *t);
+void tab_print(FILE *o, const struct table *t, bool md);
+void heading(FILE *o, bool md, const char *s);
 void result_text(char *buf, size_t n, const struct cell *cl);
 void write_all(FILE *o, const struct cmp *c, bool md);
 int write_report(const struct cmp *c, const char *path);
+
+/* compare_pinner.c */
+void sect_pinners(FILE *o, const struct cmp *c, bool md);
 
 /* compare_plot.c */
 int write_plots(const struct cmp *c, const char *dir);
