@@ -275,9 +275,17 @@ pinner)
 	sed -n '/^### stock$/,/^### patched$/p' "$T/r.md" | grep -qF "| file-shared write 4M | -EOPNOTSUPP | 0 | 0 | - | - |" ||
 		fail "markdown: stock's file-shared row"
 	has "$T/r.md" "- patched: file-shared write 4M: io_uring 0, gup-fast -PARTIAL, gup 0"
+	# the grid: a panel per pinner, REFUSED teal, PARTIAL in the legend
+	has "$T/plots/verdicts.gp" "set multiplot"
+	for p in io_uring gup-fast gup; do has "$T/plots/verdicts.gp" "set title \"$p\""; done
+	has "$T/plots/verdicts.gp" "title \"REFUSED\""
+	has "$T/plots/verdicts.gp" "title \"PARTIAL\""
+	grep -q '^0 2 2533018 "REFUSED" 0$' "$T/plots/verdicts.dat" || fail "stock's gup-fast file-private cell is not teal"
+	[ "$(grep -c '^$' "$T/plots/verdicts.dat")" = 4 ] || fail "want 3 data blocks"
 	# one pinner: no such section, no REFUSED in the legend
 	run_compare --plots "$T/p1" "$D/stock.csv" "$D/patched.csv"
 	hasnt "$T/out" "What each long-term pinner gets"
+	hasnt "$T/p1/verdicts.gp" "REFUSED"
 	# an unknown pinner: exit 2, one line naming file, line and the fix
 	csv_awk "$P/patched.csv" 'NR == 3 { $col("pinner") = "dma-buf" } { print }' >"$T/patched.csv"
 	run_compare "$P/stock.csv" "$T/patched.csv"
@@ -285,7 +293,7 @@ pinner)
 	has "$T/err" "longpin-compare: $T/patched.csv:3: unknown pinner 'dma-buf' (io_uring, gup-fast, gup, rdma): use the longpin-compare of the longpin that wrote it"
 	command -v gnuplot >/dev/null || skip "pinner section checked; gnuplot not installed, PNG not checked"
 	[ "$(head -c 4 "$T/plots/verdicts.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "verdicts.png is not a PNG"
-	pass "three pinners: keys apart, a table per kernel, 5 disagreements" ;;
+	pass "three pinners: keys apart, a table per kernel, 5 disagreements, a grid panel per pinner" ;;
 schema-mix)
 	# a schema-2 stock (no pinner column: io_uring) against a schema-3
 	# patched: the io_uring rows join, the gup rows are patched's only
