@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * longpin-compare: joins the CSV files of several kernels (one file per
- * kernel, labelled by its basename) on (source, memtype, prefault, size, op)
- * and shows where their registration results differ and how their
- * performance compares with a baseline kernel. Text on stdout, optionally a
- * markdown report and gnuplot plots.
+ * kernel, labelled by its basename) on (source, pinner, memtype, prefault,
+ * size, op) and shows where their registration results differ, what each
+ * long-term pinner gets, and how their performance compares with a baseline
+ * kernel. Text on stdout, optionally a markdown report and gnuplot plots.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +16,7 @@
 #include "compare.h"
 
 static const char *const col_name[NCOLS] = {
-	"source", "memtype", "prefault", "size", "op", "fs_type",
+	"source", "pinner", "memtype", "prefault", "size", "op", "fs_type",
 	"result", "errno", "verdict",
 	"reg_ns_per_page", "cycle_reg_ns_min", "cycle_reg_ns_med",
 	"cycle_reg_ns_max",
@@ -25,6 +25,12 @@ static const char *const col_name[NCOLS] = {
 	"ratio_min", "ratio_med", "ratio_max",
 	"probe_calls", "probe_p999_us", "probe_max_us",
 	"vmpin_leak_kb", "data_check", "kernel", "contract", "accel",
+};
+
+/* io_uring first: the pinner of files that have no pinner column */
+const char *const pinner_name[NPINNERS] = {
+	[P_IO_URING] = "io_uring", [P_GUP_FAST] = "gup-fast", [P_GUP] = "gup",
+	[P_RDMA] = "rdma",
 };
 
 void die_oom(void)
@@ -89,7 +95,7 @@ int usage_err(const char *fmt, ...)
 
 /* ---- files and keys ---- */
 
-static void fmt_size(char *buf, size_t n, const char *s)
+void fmt_size(char *buf, size_t n, const char *s)
 {
 	unsigned long long v;
 	char *end;
@@ -208,6 +214,42 @@ static void warn_mixed(const struct file *f)
 	}
 }
 
+static int pinner_index(const char *s)
+{
+	int p;
+
+	for (p = 0; p < NPINNERS; p++)
+		if (!strcmp(s, pinner_name[p]))
+			return p;
+	return -1;
+}
+
+/* The pinner of row @r: io_uring in a file without the column (schema < 3). */
+static const char *row_pinner(const struct file *f, size_t r)
+{
+	return f->col[C_PINNER] < 0 ? pinner_name[P_IO_URING] :
+	       col_get(f, r, C_PINNER);
+}
+
+/* Every row names a known pinner; note which ones are there. */
+static int check_pinners(struct cmp *c, const struct file *f)
+{
+	size_t r;
+	int p;
+
+	for (r = 0; r < f->csv.nrows; r++) {
+		p = pinner_index(row_pinner(f, r));
+		if (p < 0)
+			return usage_err("%s:%lu: unknown pinner '%.40s' (io_uring, gup-fast, gup, rdma): use the longpin-compare of the longpin that wrote it",
+					 f->path, f->csv.line[r],
+					 row_pinner(f, r));
+		if (!(c->pinners & 1u << p))
+			c->npinners++;
+		c->pinners |= 1u << p;
+	}
+	return 0;
+}
+
 static int load_file(struct cmp *c, int i)
 {
 	struct file *f = &c->file[i];
@@ -218,13 +260,16 @@ static int load_file(struct cmp *c, int i)
 		return usage_err("%s", err);
 	for (k = 0; k < NCOLS; k++)
 		f->col[k] = csv_col(&f->csv, col_name[k]);
+	if (check_pinners(c, f))
+		return EXIT_USAGE;
 	set_label(f);
 	count_verdicts(f);
 	warn_mixed(f);
 	if (!i)
 		return 0;
+	/* pinner is new in schema 3: a file without it is all io_uring */
 	for (k = 0; k < NCOLS; k++)
-		if ((f->col[k] < 0) != (c->file[0].col[k] < 0))
+		if (k != C_PINNER && (f->col[k] < 0) != (c->file[0].col[k] < 0))
 			return usage_err("%s:1: column '%s' is in %s but not in %s: compare files written by the same longpin version",
 					 f->path, col_name[k],
 					 f->col[k] < 0 ? c->file[0].path : f->path,
@@ -234,9 +279,28 @@ static int load_file(struct cmp *c, int i)
 
 static char *base_key(const struct file *f, size_t r)
 {
+	return xasprintf("%s,%s,%s,%s,%s,%s", col_get(f, r, C_SOURCE),
+			 row_pinner(f, r), col_get(f, r, C_MEMTYPE),
+			 col_get(f, r, C_PREFAULT), col_get(f, r, C_SIZE),
+			 col_get(f, r, C_OP));
+}
+
+/*
+ * What decides the split by fs_type: the base key without the pinner, and
+ * with the pinning ops (io_uring's register, gup's pin and pin-ro) as one,
+ * so that every pinner's row of one memory type is split alike and they
+ * line up in the pinner tables.
+ */
+static char *split_key(const struct file *f, size_t r)
+{
+	const char *op = col_get(f, r, C_OP);
+
+	if (!strcmp(op, "register") || !strcmp(op, "pin") ||
+	    !strcmp(op, "pin-ro"))
+		op = "pin";
 	return xasprintf("%s,%s,%s,%s,%s", col_get(f, r, C_SOURCE),
 			 col_get(f, r, C_MEMTYPE), col_get(f, r, C_PREFAULT),
-			 col_get(f, r, C_SIZE), col_get(f, r, C_OP));
+			 col_get(f, r, C_SIZE), op);
 }
 
 static bool in_list(char **list, size_t n, const char *s, size_t *idx)
@@ -271,8 +335,8 @@ static size_t find_splits(struct cmp *c, char ***out)
 
 				if (!strcmp(col_get(f, r, C_FS), col_get(f, s, C_FS)))
 					continue;
-				a = base_key(f, r);
-				b = base_key(f, s);
+				a = split_key(f, r);
+				b = split_key(f, s);
 				if (!strcmp(a, b) && !in_list(split, n, a, NULL)) {
 					split = xrealloc(split, (n + 1) * sizeof(*split));
 					split[n++] = a;
@@ -297,9 +361,11 @@ static void make_keys(struct cmp *c)
 
 		f->key = xcalloc(f->csv.nrows, sizeof(*f->key));
 		for (r = 0; r < f->csv.nrows; r++) {
-			char *key = base_key(f, r);
+			char *key = base_key(f, r), *sk = split_key(f, r);
+			bool split_fs = in_list(split, nsplit, sk, NULL);
 
-			if (in_list(split, nsplit, key, NULL)) {
+			free(sk);
+			if (split_fs) {
 				char *full = xasprintf("%s,%s", key, col_get(f, r, C_FS));
 
 				free(key);
@@ -332,31 +398,58 @@ static void cat(char *buf, size_t n, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* "anon write 4M", "fio randread-null_blk anon write 4M", "... (xfs)" */
-void key_label(char *buf, size_t n, const char *key, bool with_pf)
+void key_split(struct key_fields *kf, const char *key)
 {
-	char tmp[512], *f[6] = { "", "", "", "", "", NULL }, *s = tmp, size[32];
+	const char **f[7] = { &kf->source, &kf->pinner, &kf->memtype,
+			      &kf->prefault, &kf->size, &kf->op, &kf->fs };
+	char *s = kf->buf;
 	int i;
 
-	snprintf(tmp, sizeof(tmp), "%s", key);
-	for (i = 0; i < 6 && s; i++) {
-		f[i] = s;
-		s = strchr(s, ',');
+	snprintf(kf->buf, sizeof(kf->buf), "%s", key);
+	for (i = 0; i < 7; i++) {
+		*f[i] = s ? s : i < 6 ? "" : NULL;
+		s = s ? strchr(s, ',') : NULL;
 		if (s)
 			*s++ = '\0';
 	}
-	fmt_size(size, sizeof(size), f[3]);
+}
+
+/* The enum pinner of @key (io_uring if unknown). */
+int pinner_of_key(const char *key)
+{
+	struct key_fields kf;
+	int p;
+
+	key_split(&kf, key);
+	p = pinner_index(kf.pinner);
+	return p < 0 ? P_IO_URING : p;
+}
+
+/*
+ * "anon write 4M", "fio randread-null_blk anon write 4M", "... (xfs)",
+ * "gup-fast pin anon write 4M": the pinner unless io_uring, the op unless
+ * register.
+ */
+void key_label(char *buf, size_t n, const char *key, bool with_pf)
+{
+	struct key_fields kf;
+	char size[32];
+
+	key_split(&kf, key);
+	fmt_size(size, sizeof(size), kf.size);
 	buf[0] = '\0';
-	if (strcmp(f[0], "harness"))
-		cat(buf, n, "%s ", f[0]);
-	if (strcmp(f[4], "register"))
-		cat(buf, n, "%s ", f[4]);
-	cat(buf, n, "%s ", f[1]);
+	if (strcmp(kf.source, "harness"))
+		cat(buf, n, "%s ", kf.source);
+	if (strcmp(kf.pinner, pinner_name[P_IO_URING]))
+		cat(buf, n, "%s ", kf.pinner);
+	if (strcmp(kf.op, "register"))
+		cat(buf, n, "%s ", kf.op);
+	cat(buf, n, "%s ", kf.memtype);
 	if (with_pf)
-		cat(buf, n, "%s ", f[2]);
+		cat(buf, n, "%s ", kf.prefault);
 	cat(buf, n, "%s", size);
-	if (f[5])
-		cat(buf, n, " (%s)", f[5]);
+	if (kf.fs)
+		cat(buf, n, " (%s)", kf.fs);
 }
 
 /* ---- main ---- */
@@ -364,9 +457,11 @@ void key_label(char *buf, size_t n, const char *key, bool with_pf)
 static void usage(FILE *o)
 {
 	fputs("usage: " PROG " [--report FILE.md] [--plots DIR] [--baseline LABEL] A.csv B.csv [...]\n"
-	      "  Joins longpin CSV files (one per kernel, labelled by basename without .csv)\n"
-	      "  on source, memtype, prefault, size, op; shows differing results and\n"
-	      "  performance against the baseline (default: the first file).\n", o);
+	      "  Joins longpin CSV files (schemas 1 to 3; one per kernel, labelled by basename\n"
+	      "  without .csv) on source, pinner, memtype, prefault, size, op; shows differing\n"
+	      "  results, what each long-term pinner (io_uring, gup-fast, gup, rdma) gets when\n"
+	      "  the files hold more than one, and performance against the baseline (default:\n"
+	      "  the first file).\n", o);
 }
 
 static void cmp_free(struct cmp *c)

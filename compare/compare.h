@@ -2,7 +2,8 @@
 /*
  * longpin-compare: what compare.c (reading, joining, main), compare_cell.c
  * (a key's rows in one file combined), compare_report.c (text and markdown
- * sections) and compare_plot.c (gnuplot data and scripts) share.
+ * sections), compare_pinner.c (the section per long-term pinner) and
+ * compare_plot.c (gnuplot data and scripts) share.
  */
 #ifndef LONGPIN_COMPARE_H
 #define LONGPIN_COMPARE_H
@@ -17,8 +18,12 @@
 #define MAX_FILES	16
 #define EXIT_USAGE	2
 
+/* What pinned the pages (CSV schema 3); a file without the column is io_uring. */
+enum pinner { P_IO_URING, P_GUP_FAST, P_GUP, P_RDMA, NPINNERS };
+extern const char *const pinner_name[NPINNERS];
+
 enum col {
-	C_SOURCE, C_MEMTYPE, C_PREFAULT, C_SIZE, C_OP, C_FS,
+	C_SOURCE, C_PINNER, C_MEMTYPE, C_PREFAULT, C_SIZE, C_OP, C_FS,
 	C_RESULT, C_ERRNO, C_VERDICT,
 	C_REG, C_CYC_MIN, C_CYC_MED, C_CYC_MAX,
 	C_FIX_MIN, C_FIX_MED, C_FIX_MAX,
@@ -59,12 +64,20 @@ struct cell {
 struct cmp {
 	struct file file[MAX_FILES];
 	int nfiles, base;
-	char **key;		/* "source,memtype,prefault,size,op[,fs_type]" */
+	char **key;		/* "source,pinner,memtype,prefault,size,op[,fs_type]" */
 	size_t nkeys;
+	unsigned int pinners;	/* bit (1 << enum pinner) of each pinner in some file */
+	int npinners;
 	struct cell *cell;	/* nkeys * nfiles */
 	bool have_probe;
 	bool have_emulated;	/* a cell with I/O figures is emulated */
 	size_t nfirst_only;	/* keys with cycles in some files only */
+};
+
+/* A key's fields (pointers into @buf); fs is NULL unless split by fs_type. */
+struct key_fields {
+	char buf[512];
+	const char *source, *pinner, *memtype, *prefault, *size, *op, *fs;
 };
 
 /* Field @c of row @row of @f ("" when the file has no such column). */
@@ -84,7 +97,10 @@ __attribute__((format(printf, 1, 2)))
 char *xasprintf(const char *fmt, ...);
 __attribute__((format(printf, 1, 2)))
 int usage_err(const char *fmt, ...);
+void key_split(struct key_fields *kf, const char *key);
 void key_label(char *buf, size_t n, const char *key, bool with_pf);
+void fmt_size(char *buf, size_t n, const char *s);
+int pinner_of_key(const char *key);
 
 /* compare_cell.c */
 void set_add(char *buf, size_t n, const char *s);
@@ -92,9 +108,22 @@ struct cell *cell_of(const struct cmp *c, size_t k, int fi);
 void fill_cells(struct cmp *c);
 
 /* compare_report.c */
+struct table {
+	int ncols;
+	size_t nrows;
+	char **cell;		/* nrows * ncols */
+};
+
+void tab_add(struct table *t, const char *const *v);
+void tab_free(struct table *t);
+void tab_print(FILE *o, const struct table *t, bool md);
+void heading(FILE *o, bool md, const char *s);
 void result_text(char *buf, size_t n, const struct cell *cl);
 void write_all(FILE *o, const struct cmp *c, bool md);
 int write_report(const struct cmp *c, const char *path);
+
+/* compare_pinner.c */
+void sect_pinners(FILE *o, const struct cmp *c, bool md);
 
 /* compare_plot.c */
 int write_plots(const struct cmp *c, const char *dir);

@@ -12,15 +12,9 @@
 
 #include "compare.h"
 
-struct table {
-	int ncols;
-	size_t nrows;
-	char **cell;		/* nrows * ncols */
-};
-
 /* ---- tables: rendered as aligned text or as markdown ---- */
 
-static void tab_add(struct table *t, const char *const *v)
+void tab_add(struct table *t, const char *const *v)
 {
 	size_t i = t->nrows * t->ncols;
 	int c;
@@ -31,7 +25,7 @@ static void tab_add(struct table *t, const char *const *v)
 	t->nrows++;
 }
 
-static void tab_free(struct table *t)
+void tab_free(struct table *t)
 {
 	size_t i;
 
@@ -54,7 +48,7 @@ static void md_cell(FILE *o, const char *s)
 }
 
 /* Row 0 is the header. */
-static void tab_print(FILE *o, const struct table *t, bool md)
+void tab_print(FILE *o, const struct table *t, bool md)
 {
 	size_t w[32] = { 0 }, r;
 	int c;
@@ -129,7 +123,7 @@ static int key_state(const struct cmp *c, size_t k)
 
 /* ---- the sections: text (md false) or markdown ---- */
 
-static void heading(FILE *o, bool md, const char *s)
+void heading(FILE *o, bool md, const char *s)
 {
 	fprintf(o, md ? "\n## %s\n\n" : "\n%s\n", s);
 }
@@ -483,6 +477,8 @@ void write_all(FILE *o, const struct cmp *c, bool md)
 	sect_files(o, c, md);
 	sect_defects(o, c, md);
 	sect_failures(o, c, md);
+	if (c->npinners > 1)
+		sect_pinners(o, c, md);
 	sect_diffs(o, c, md);
 	sect_results(o, c, md);
 	sect_perf(o, c, md);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The CSV reader of longpin-compare: a pure parser over a buffer, and a file
- * wrapper. Schemas 1 and 2 (2 added accel); see README.md "CSV". */
+ * wrapper. Schemas 1 to 3 (2 added accel, 3 pinner); see README.md "CSV". */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -155,7 +155,7 @@ static int parse_line(struct csv *c, char *s, unsigned long line,
 				 "%s%d fields, the header has %d: a truncated or hand-edited line; regenerate it or delete it",
 				 n < 0 ? "more than " : "", n < 0 ? CSV_MAX_COLS : n,
 				 c->ncols);
-	if (strcmp(f[0], "1") && strcmp(f[0], "2"))
+	if (strcmp(f[0], "1") && strcmp(f[0], "2") && strcmp(f[0], "3"))
 		return csv_error(err, errlen, name, line,
 				 "CSV schema %.20s, this longpin-compare reads schemas 1 to %d: use a matching longpin",
 				 f[0], CSV_SCHEMA);

@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A reader for longpin's CSV (schemas 1 and 2; 2 adds accel): no quoting, fields separated by
- * commas, lines by \n (\r\n tolerated). Fields are looked up by header name.
+ * A reader for longpin's CSV (schemas 1 to 3; 2 adds accel, 3 pinner): no
+ * quoting, fields separated by commas, lines by \n (\r\n tolerated). Fields
+ * are looked up by header name.
  */
 #ifndef LONGPIN_CSVREAD_H
 #define LONGPIN_CSVREAD_H
 
 #include <stddef.h>
 
-#define CSV_SCHEMA	2
+#define CSV_SCHEMA	3
 #define CSV_MAX_COLS	256
 
 struct csv {

@@ -12,8 +12,8 @@ if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
     harness/contract.c harness/probe.c harness/util.c ${CONTRACTS_C})
   # the whole of longpin-compare, its main renamed
   add_executable(fuzz-compare fuzz/compare_fuzz.c compare/compare.c
-    compare/compare_cell.c compare/compare_report.c compare/compare_plot.c
-    compare/csvread.c)
+    compare/compare_cell.c compare/compare_report.c compare/compare_pinner.c
+    compare/compare_plot.c compare/csvread.c)
   target_compile_definitions(fuzz-compare PRIVATE main=compare_main)
   target_include_directories(fuzz-opts PRIVATE harness)
   target_include_directories(fuzz-csvread PRIVATE compare)

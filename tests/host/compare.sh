@@ -65,7 +65,7 @@ missing-row)
 	has "$T/out" "2 are missing on some kernel"
 	pass "rows on one side only are reported as missing, exit 0" ;;
 schema-mismatch)
-	bad_input schema9.csv "2: CSV schema 9, this longpin-compare reads schemas 1 to 2: use a matching longpin"
+	bad_input schema9.csv "2: CSV schema 9, this longpin-compare reads schemas 1 to 3: use a matching longpin"
 	pass "schema 9: exit 2 with the message" ;;
 malformed)
 	bad_input short-line.csv "3: 6 fields, the header has 63"
@@ -233,6 +233,86 @@ accel)
 	run_compare "$D/stock.csv" "$D/patched.csv"
 	hasnt "$T/out" "(tcg)"
 	pass "accel: TCG figures marked (tcg) with a note, bare-metal ones not" ;;
+pinner)
+	# schema 3, two kernels, three pinners (io_uring, gup-fast, gup) and
+	# gup's read-only pins: every pinner's row is its own key; per kernel
+	# a table memory type x pinner, and the memory types where they
+	# disagree (pinner/*.csv, the expected answers in the comments below)
+	P=$D/pinner
+	run_compare --report "$T/r.md" --plots "$T/plots" "$P/stock.csv" "$P/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	# 5 io_uring keys (one lifetime), 4 gup-fast, 4 gup, 2 read-only pins
+	has "$T/out" "2 kernels, 15 keys"
+	grep -qE '^  anon write 4M +stock +100 ' "$T/out" || fail "io_uring anon write is not 100 ns/page alone"
+	grep -qE '^  gup-fast pin anon write 4M +stock +20.0 ' "$T/out" || fail "gup-fast anon write is not its own key"
+	grep -qE '^  gup pin anon write 4M +stock +60.0 ' "$T/out" || fail "gup anon write is not its own key"
+	has "$T/out" "gup-fast pin file-private write 4M: stock -REFUSED, patched 0"
+	has "$T/out" "gup-fast pin file-shared write 4M: stock 0, patched -PARTIAL"
+	# the tables, one per kernel; the lifetime row is no pin
+	sed -n '/^What each long-term pinner gets$/,/^  Where the pinners/p' "$T/out" >"$T/pin"
+	sed -n '/^  stock:$/,/^$/p' "$T/pin" >"$T/stock"
+	sed -n '/^  patched:$/,/^$/p' "$T/pin" >"$T/patched"
+	grep -qE '^  memory type +io_uring +gup-fast +gup +gup-fast ro +gup ro$' "$T/stock" || fail "stock: the columns"
+	grep -qE '^  file-shared write 4M +-EOPNOTSUPP +0 +0 +- +-$' "$T/stock" || fail "stock: file-shared"
+	grep -qE '^  file-private write 4M +-EOPNOTSUPP +-REFUSED +0 +- +-$' "$T/stock" || fail "stock: file-private"
+	grep -qE '^  readonly write 4M +-EFAULT +-REFUSED +-EFAULT +0 +0$' "$T/stock" || fail "stock: readonly"
+	grep -qE '^  file-shared write 4M +0 +-PARTIAL \(FAIL\) +0 +- +-$' "$T/patched" || fail "patched: file-shared, a fail not marked"
+	grep -qE '^  readonly write 4M +-EFAULT +-EFAULT \(unchecked\) +-EFAULT +0 +-REFUSED \(unchecked\)$' "$T/patched" ||
+		fail "patched: readonly, unchecked not marked"
+	[ "$(grep -c 'write 4M' "$T/stock")" = 4 ] && [ "$(grep -c 'write 4M' "$T/patched")" = 4 ] ||
+		fail "want 4 memory types a kernel (no lifetime row)"
+	# where they disagree: read-write pins among themselves, read-only too
+	sed -n '/^  Where the pinners disagree/,/^$/p' "$T/out" >"$T/dis"
+	has "$T/dis" "Where the pinners disagree: 5 memory type(s) on some kernel"
+	has "$T/dis" "  stock: file-shared write 4M: io_uring -EOPNOTSUPP, gup-fast 0, gup 0"
+	has "$T/dis" "  stock: file-private write 4M: io_uring -EOPNOTSUPP, gup-fast -REFUSED, gup 0"
+	has "$T/dis" "  stock: readonly write 4M: io_uring -EFAULT, gup-fast -REFUSED, gup -EFAULT"
+	has "$T/dis" "  patched: file-shared write 4M: io_uring 0, gup-fast -PARTIAL, gup 0"
+	has "$T/dis" "  patched: readonly write 4M: gup-fast ro 0, gup ro -REFUSED"
+	[ "$(grep -c ': .*: ' "$T/dis")" = 5 ] || fail "want 5 disagreement lines"
+	# markdown
+	has "$T/r.md" "## What each long-term pinner gets"
+	sed -n '/^### stock$/,/^### patched$/p' "$T/r.md" | grep -qF "| file-shared write 4M | -EOPNOTSUPP | 0 | 0 | - | - |" ||
+		fail "markdown: stock's file-shared row"
+	has "$T/r.md" "- patched: file-shared write 4M: io_uring 0, gup-fast -PARTIAL, gup 0"
+	# the grid: a panel per pinner, REFUSED teal, PARTIAL in the legend
+	has "$T/plots/verdicts.gp" "set multiplot"
+	for p in io_uring gup-fast gup; do has "$T/plots/verdicts.gp" "set title \"$p\""; done
+	has "$T/plots/verdicts.gp" "title \"REFUSED\""
+	has "$T/plots/verdicts.gp" "title \"PARTIAL\""
+	grep -q '^0 2 2533018 "REFUSED" 0$' "$T/plots/verdicts.dat" || fail "stock's gup-fast file-private cell is not teal"
+	[ "$(grep -c '^$' "$T/plots/verdicts.dat")" = 4 ] || fail "want 3 data blocks"
+	# one pinner: no such section, no REFUSED in the legend
+	run_compare --plots "$T/p1" "$D/stock.csv" "$D/patched.csv"
+	hasnt "$T/out" "What each long-term pinner gets"
+	hasnt "$T/p1/verdicts.gp" "REFUSED"
+	# an unknown pinner: exit 2, one line naming file, line and the fix
+	csv_awk "$P/patched.csv" 'NR == 3 { $col("pinner") = "dma-buf" } { print }' >"$T/patched.csv"
+	run_compare "$P/stock.csv" "$T/patched.csv"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] || fail "unknown pinner: exit $rc"
+	has "$T/err" "longpin-compare: $T/patched.csv:3: unknown pinner 'dma-buf' (io_uring, gup-fast, gup, rdma): use the longpin-compare of the longpin that wrote it"
+	command -v gnuplot >/dev/null || skip "pinner section checked; gnuplot not installed, PNG not checked"
+	[ "$(head -c 4 "$T/plots/verdicts.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "verdicts.png is not a PNG"
+	pass "three pinners: keys apart, a table per kernel, 5 disagreements, a grid panel per pinner" ;;
+schema-mix)
+	# a schema-2 stock (no pinner column: io_uring) against a schema-3
+	# patched: the io_uring rows join, the gup rows are patched's only
+	run_compare "$D/schema2/stock.csv" "$D/pinner/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "file-shared write 4M: stock -EOPNOTSUPP, patched 0"
+	has "$T/out" "gup-fast pin anon write 4M: missing on stock, patched 0"
+	hasnt "$T/out" "anon write 4M: stock 0, missing"
+	rel_row "anon write 4M" | grep -qF "x2.00" || fail "io_uring anon write not joined: $(rel_row "anon write 4M")"
+	has "$T/out" "  stock: only io_uring rows"
+	has "$T/out" "  patched: file-shared write 4M: io_uring 0, gup-fast -PARTIAL, gup 0"
+	# either order
+	run_compare "$D/pinner/patched.csv" "$D/schema2/stock.csv"
+	[ "$rc" = 0 ] && grep -qF "file-shared write 4M: patched 0, stock -EOPNOTSUPP" "$T/out" || fail "schema 3 first: exit $rc"
+	# other missing columns are still refused: schema 1 has no accel
+	run_compare "$D/stock.csv" "$D/pinner/patched.csv"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] || fail "schema 1 against 3: exit $rc"
+	has "$T/err" "column 'accel' is in $D/pinner/patched.csv but not in $D/stock.csv"
+	pass "schema 2 against schema 3: io_uring rows joined; a missing accel still refused" ;;
 real)
 	export TMPDIR=$T
 	"$LONGPIN" --mem anon --size 4M --prefault all --ios 64 --repeat 3 --csv "$T/a.csv" >"$T/l" 2>&1 || rc=$?
