@@ -87,7 +87,7 @@ run_host() {
 # a VM kernel: boot it once, run the phases of vm/guest/run.sh, bring the
 # CSVs back
 run_vm() {
-	local k=$1 res=$work/$k rc=0 phases=(matrix reclaim) benchonly=0
+	local k=$1 res=$work/$k rc=0 phases=(matrix pinners reclaim) benchonly=0
 	local adds=(--add "$repo/build/lp-runas:/usr/bin/lp-runas")
 	if [ "$k" = patched-unchunked ]; then
 		[ $nobench = 1 ] && { stage "kernel $k: benchmarks only, and --no-bench: skipped"; return 0; }

@@ -13,12 +13,14 @@
 #                      the places, read by longpin itself
 #   LONGPIN_ARGS       more longpin options, e.g. "--ios 512 --repeat 3"
 #   LONGPIN_TYPES      memory types to run, comma separated (default: all)
+#   LONGPIN_LABEL      a prefix of every KTAP test name (e.g. "gup/ro ")
 # Huge pages for the hugetlb types are reserved when root and given back.
 # Exit: 0 when no verdict failed (skips allowed), 1 otherwise.
 set -u
 out=${1:?usage: matrix.sh OUT.csv}
 bin=${LONGPIN:-longpin}
 size=${LONGPIN_SIZE:-16M}
+label=${LONGPIN_LABEL:-}
 hp=/proc/sys/vm/nr_hugepages
 hp_old=
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/longpin-matrix.XXXXXX") || exit 2
@@ -58,7 +60,7 @@ i=0 bad=0
 while IFS='	' read -r mem _ _ _ _ var value place; do
 	i=$((i + 1))
 	if [ "$var" != - ] && [ "$value" = - ]; then
-		echo "ok $i $mem # SKIP no $place ($var)"
+		echo "ok $i $label$mem # SKIP no $place ($var)"
 		continue
 	fi
 	# shellcheck disable=SC2086 # LONGPIN_ARGS is a list of words
@@ -67,9 +69,9 @@ while IFS='	' read -r mem _ _ _ _ var value place; do
 	rc=$?
 	msg=$(grep -v '^longpin: contract ' "$tmp/err" | tail -n 1)
 	case $rc in
-	0) echo "ok $i $mem" ;;
-	77) echo "ok $i $mem # SKIP ${msg#longpin: }" ;;
-	*) echo "not ok $i $mem # exit $rc ${msg#longpin: }"; bad=1 ;;
+	0) echo "ok $i $label$mem" ;;
+	77) echo "ok $i $label$mem # SKIP ${msg#longpin: }" ;;
+	*) echo "not ok $i $label$mem # exit $rc ${msg#longpin: }"; bad=1 ;;
 	esac
 done <"$tmp/types"
 exit $bad

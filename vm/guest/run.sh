@@ -5,6 +5,10 @@
 #   matrix    every memory type and prefault (matrix.sh; LONGPIN_ARGS,
 #             --cycles 3 when unset) with the page-cache and DAX types on
 #             ext4, then those four types again on xfs -> matrix.csv
+#   pinners   the matrix again for each other long-term pinner of
+#             LONGPIN_PINNERS (default: gup-fast gup), read-write and
+#             read-only (--pinner P [--readonly-pin]), ext4 then xfs ->
+#             rows in matrix.csv (their pinner column says which)
 #   reclaim   does what READ_FIXED wrote survive unpin and reclaim? every
 #             type and prefault (lifetime.sh) -> rows in matrix.csv
 #   bench     the registration benchmarks (bench.sh) -> bench.csv
@@ -19,7 +23,7 @@
 # vm/README.md. Exit 1 if a phase failed.
 set -u
 here=$(dirname "$0")
-[ $# -gt 0 ] || set -- matrix reclaim bench
+[ $# -gt 0 ] || set -- matrix pinners reclaim bench
 # I/O targets on a block-backed file system, so that O_DIRECT is real
 export TMPDIR=${LONGPIN_EXT4:-/tmp}
 bad=0
@@ -34,9 +38,27 @@ matrix() {
 		TMPDIR=$LONGPIN_XFS sh "$here/matrix.sh" /results/matrix.csv || bad=1
 }
 
+# pinner P [--readonly-pin]: the matrix with that pinner, ext4 then xfs
+pinner() {
+	label="$1${2:+/ro} "
+	echo "# pinner $1${2:+ read-only} on ext4"
+	LONGPIN_ARGS="--pinner $*" LONGPIN_LABEL=$label \
+		sh "$here/matrix.sh" /results/matrix.csv || bad=1
+	echo "# pinner $1${2:+ read-only} on xfs"
+	LONGPIN_ARGS="--pinner $*" LONGPIN_LABEL=$label \
+		LONGPIN_TYPES=file-shared,file-private,fsdax-shared,fsdax-private \
+		LONGPIN_FILE_DIR=$LONGPIN_XFS LONGPIN_DAX_DIR=$LONGPIN_DAX_XFS \
+		TMPDIR=$LONGPIN_XFS sh "$here/matrix.sh" /results/matrix.csv || bad=1
+}
+
 for phase in "$@"; do
 	case $phase in
 	matrix) matrix ;;
+	pinners)
+		for p in ${LONGPIN_PINNERS:-gup-fast gup}; do
+			pinner "$p"
+			pinner "$p" --readonly-pin
+		done ;;
 	reclaim)
 		echo "# reclaim"
 		sh "$here/lifetime.sh" /results/matrix.csv reclaim reclaim-pinned || bad=1 ;;
@@ -51,7 +73,7 @@ for phase in "$@"; do
 		FIO_OUT=/results/fio sh "$here/fio.sh" || bad=1 ;;
 	torture)
 		sh "$here/torture.sh" /results/torture.csv "${LONGPIN_TORTURE_SECONDS:-30}" || bad=1 ;;
-	*) echo "run.sh: unknown phase '$phase': give matrix, reclaim, bench, lifetime, fio or torture" >&2
+	*) echo "run.sh: unknown phase '$phase': give matrix, pinners, reclaim, bench, lifetime, fio or torture" >&2
 		exit 2 ;;
 	esac
 done
