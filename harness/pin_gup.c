@@ -61,27 +61,31 @@ static int gup_open(struct pinner *p, const struct opts *o)
 	return p->fd < 0 ? gup_open_err(p->ops->name, errno) : LP_OK;
 }
 
+static void gup_close(struct pinner *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+}
+
 /*
  * gup-fast passes its flags as they are, so FOLL_LONGTERM must be the
  * running kernel's: its value is known for 6.1 (it moved in later ones).
  */
 static int gup_fast_open(struct pinner *p, const struct opts *o)
 {
-	int major = 0, minor = 0;
+	int major = 0, minor = 0, ret;
 
+	ret = gup_open(p, o);
+	if (ret != LP_OK)
+		return ret;
 	sscanf(kernel_release(), "%d.%d", &major, &minor);
-	if (major != 6 || minor != 1)
-		return lp_err(LP_SKIP,
-			      "--pinner gup-fast: longpin knows FOLL_LONGTERM's value for 6.1 kernels only, this is %s: use --pinner gup",
-			      kernel_release());
-	return gup_open(p, o);
-}
-
-static void gup_close(struct pinner *p)
-{
-	if (p->fd >= 0)
-		close(p->fd);
-	p->fd = -1;
+	if (major == 6 && minor == 1)
+		return LP_OK;
+	gup_close(p);
+	return lp_err(LP_SKIP,
+		      "--pinner gup-fast: longpin knows FOLL_LONGTERM's value for 6.1 kernels only, this is %s: use --pinner gup",
+		      kernel_release());
 }
 
 /* One PIN_* ioctl over @m, @per_call pages a call; 0 or -errno. */
