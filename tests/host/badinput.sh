@@ -225,5 +225,26 @@ io-uring-disabled-torture)
 	grep -q "torture seed" "$T/out" && fail "--torture started its threads"
 	no_leftovers "$T"
 	pass "$case: exit 2 before any thread, the sysctl named, no CSV" ;;
+pinner-unknown)
+	expect 2 "--pinner foo: give io_uring, gup-fast, gup or rdma \(longpin --help\)$" --pinner foo --mem anon ;;
+readonly-pin)
+	expect 2 "--readonly-pin belongs to --pinner gup-fast, gup or rdma .*: give --pinner too$" --readonly-pin --mem anon ;;
+pinner-cycles)
+	expect 2 "--pinner gup only pins and unpins, so --cycles would do nothing: drop it$" --pinner gup --cycles 3 --mem anon ;;
+pinner-io)
+	expect 2 "--pinner gup-fast only pins and unpins, so --qd would do nothing: drop it$" --pinner gup-fast --qd 4 --mem anon ;;
+pinner-torture)
+	expect 2 "--torture registers io_uring buffers, not --pinner gup pins: drop one of them$" --pinner gup --torture 1 --mem anon ;;
+pinner-absent)
+	# no gup_test here (debugfs unmounted, or CONFIG_GUP_TEST=n): a skip
+	# that names the fix, and no CSV
+	[ -e /sys/kernel/debug/gup_test ] && skip "this kernel has gup_test: nothing absent to check"
+	run_longpin --pinner gup --mem anon --size 1M --csv "$T/p.csv"
+	[ "$rc" = 77 ] || fail "exit status $rc, expected 77"
+	grep -Eq "^longpin: --pinner gup: (debugfs is not mounted: mount -t debugfs none /sys/kernel/debug|/sys/kernel/debug/gup_test: .*: run as root|this kernel has no /sys/kernel/debug/gup_test \(CONFIG_GUP_TEST=n.*)$" "$T/out" ||
+		fail "no message naming the cause and the fix"
+	[ ! -e "$T/p.csv" ] || fail "a CSV was left behind"
+	no_leftovers "$T"
+	pass "$case: exit 77, $(grep '^longpin: --pinner' "$T/out")" ;;
 *)	fail "unknown case $case" ;;
 esac

@@ -167,6 +167,21 @@ print-expected)
 	run_longpin --print-expected --mem mixed --expect linux-6.1
 	grep -qP '^linux-6.1\tmixed\twrite\t16777216\t-EINVAL\t0$' "$T/out" || fail "mixed line"
 	pass "--print-expected prints the contract's rows" ;;
+print-expected-pinner)
+	# the contracts' "pinner" rows: stock's GUP pins a shared file for
+	# writing, ours refuses it; a read-only pin is another row; io_uring's
+	# own answer is untouched by them
+	run_longpin --print-expected --mem file-shared --prefault write --expect linux-6.1 --pinner gup
+	grep -qP '^linux-6.1\tfile-shared\twrite\t16777216\t0\t0$' "$T/out" || fail "stock gup line"
+	run_longpin --print-expected --mem file-shared --prefault write --expect longpin --pinner gup-fast
+	grep -qP '^longpin\tfile-shared\twrite\t16777216\t-REFUSED\t1$' "$T/out" || fail "patched gup-fast line"
+	run_longpin --print-expected --mem file-shared --prefault write --expect longpin --pinner gup-fast --readonly-pin
+	grep -qP '^longpin\tfile-shared\twrite\t16777216\t0\t0$' "$T/out" || fail "patched read-only line"
+	run_longpin --print-expected --mem fsdax-private --prefault all --expect linux-6.1 --pinner gup-fast
+	[ "$(cut -f5 "$T/out" | tr '\n' ' ')" = "-REFUSED -REFUSED 0 " ] || fail "stock gup-fast fsdax-private: $(cut -f5 "$T/out" | tr '\n' ' ')"
+	run_longpin --print-expected --mem file-shared --prefault write --expect linux-6.1 --pinner io_uring
+	grep -qP '^linux-6.1\tfile-shared\twrite\t16777216\t-EOPNOTSUPP\t0$' "$T/out" || fail "io_uring line"
+	pass "--print-expected --pinner prints the pinner's rows" ;;
 list-types)
 	# the one place that knows what each type needs: every --list type,
 	# eight columns, and the value follows the type's variable
