@@ -16,6 +16,7 @@ need_packages() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# The harness and its tests.
-HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev util-linux gnuplot-nox jq fio
-	clang libclang-rt-14-dev)
+# The harness and its tests (libibverbs-dev: longpin --pinner rdma; without
+# it longpin builds and that pinner skips).
+HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev libibverbs-dev util-linux
+	gnuplot-nox jq fio clang libclang-rt-14-dev)
