@@ -23,6 +23,7 @@ static const struct {
 	{ "io_uring", NULL, "IORING_REGISTER_BUFFERS (the default)" },
 	{ "gup-fast", &pin_gup_fast_ops, NULL },
 	{ "gup", &pin_gup_ops, NULL },
+	{ "rdma", &pin_rdma_ops, NULL },
 };
 
 const struct pinner_ops *pinner_find(const char *name, bool *known)
