@@ -61,9 +61,18 @@ fio_initramfs() { # prints the path of the cached fio layer
 	ls -t "$CACHE/initramfs"/fio-*.cpio* 2>/dev/null | tail -n +3 | xargs -r rm -f
 	echo "$out"
 }
+rxe_provider() { # prints the path of libibverbs' rxe provider on this host
+	local f
+	for f in $RDMA_PROVIDER_GLOB; do
+		[[ -f $f ]] && { echo "$f"; return 0; }
+	done
+	die "no rxe provider of libibverbs ($RDMA_PROVIDER_GLOB): apt-get install ibverbs-providers"
+}
 base_initramfs() { # prints the path of the cached base archive
-	local key b
-	key=$({ sha256sum "$GUEST_INIT" | cut -d' ' -f1; bins_key /bin/busybox "${GUEST_BINS[@]}"; } | sha)
+	local key b prov
+	prov=$(rxe_provider)
+	key=$({ sha256sum "$GUEST_INIT" "${RDMA_FILES[@]}" | cut -d' ' -f1
+		bins_key /bin/busybox "${GUEST_BINS[@]}" "$prov"; } | sha)
 	b=$CACHE/initramfs/base-$key.cpio.gz
 	if [[ -f $b ]]; then echo "$b"; return 0; fi
 	stage "initramfs: building base archive $b" >&2
@@ -76,7 +85,7 @@ base_initramfs() { # prints the path of the cached base archive
 	for a in $(/bin/busybox --list); do
 		[[ -e $r/bin/$a ]] || ln -s busybox "$r/bin/$a"
 	done
-	add_with_libs "$r" "${GUEST_BINS[@]}"
+	add_with_libs "$r" "${GUEST_BINS[@]}" "$prov" "${RDMA_FILES[@]}"
 	[[ -f /etc/mke2fs.conf ]] && cp /etc/mke2fs.conf "$r/etc/"
 	if [[ -d /etc/ndctl ]]; then cp -r /etc/ndctl "$r/etc/" 2>/dev/null || true; fi
 	echo 'root:x:0:0:root:/root:/bin/sh' >"$r/etc/passwd"
@@ -89,18 +98,45 @@ base_initramfs() { # prints the path of the cached base archive
 	ls -t "$CACHE/initramfs"/base-*.cpio* 2>/dev/null | tail -n +4 | xargs -r rm -f
 	echo "$b"
 }
-modules_initramfs() { # name -> prints path of the modules archive for a Debian kernel
+mod_path() { # modules-root name: the module's path in modules.dep, or nothing
+	local mroot=$1 m=$2 path
+	path=$(grep -oE "^[^:]*/${m}\.ko(\.xz|\.zst|\.gz)?:" "$mroot/modules.dep" | head -n1 | tr -d :)
+	[[ -n $path ]] || path=$(grep -oE "^[^:]*/${m//_/-}\.ko(\.xz|\.zst|\.gz)?:" "$mroot/modules.dep" | head -n1 | tr -d :)
+	echo "$path"
+}
+mod_unpack() { # modules-root path stage-dir list: the module decompressed, its line in list
+	local mroot=$1 p=$2 r=$3 list=$4 dst base params=
+	dst=/lib/modules/${mroot##*/}/${p%.xz}
+	dst=${dst%.zst}
+	dst=${dst%.gz}
+	mkdir -p "$r$(dirname "$dst")"
+	case $p in
+	*.xz) xz -dc "$mroot/$p" >"$r$dst" ;;
+	*.zst) zstd -qdc "$mroot/$p" >"$r$dst" ;;
+	*.gz) gzip -dc "$mroot/$p" >"$r$dst" ;;
+	*) cp "$mroot/$p" "$r$dst" ;;
+	esac
+	base=${dst##*/}
+	[[ $base == brd.ko ]] && params=$BRD_PARAMS
+	[[ $base == null_blk.ko ]] && params=$NULLB_PARAMS
+	echo "$dst $params" >>"$list"
+}
+# modules_initramfs NAME: prints the path of the modules archive of a
+# Debian kernel: DEB_MODULES in /etc/longpin/modules, then what
+# DEB_RDMA_MODULES add in /etc/longpin/modules-rdma (all of them or none),
+# each list in dependency order
+modules_initramfs() {
 	local name=$1 dir rel mroot key out
 	dir=$(deb_dir "$name")
 	rel=$(cat "$dir/release")
 	mroot=$dir/root/lib/modules/$rel
-	key=$({ cat "$dir/package"; echo "${DEB_MODULES[*]} $BRD_PARAMS $NULLB_PARAMS"; } | sha)
+	key=$({ cat "$dir/package"; echo "${DEB_MODULES[*]} $BRD_PARAMS $NULLB_PARAMS ${DEB_RDMA_MODULES[*]}"; } | sha)
 	out=$CACHE/initramfs/modules-$name-$key.cpio.gz
 	if [[ -f $out ]]; then echo "$out"; return 0; fi
 	stage "initramfs: packing modules for $name ($rel)" >&2
 	[[ -f $mroot/modules.dep ]] || die "$mroot/modules.dep missing"
 	declare -A seen=()
-	local order=()
+	local order=() rdma=()
 	visit() {
 		local path=$1 line d
 		[[ -n ${seen[$path]:-} ]] && return 0
@@ -109,34 +145,32 @@ modules_initramfs() { # name -> prints path of the modules archive for a Debian 
 		for d in ${line#*:}; do visit "$d"; done
 		order+=("$path")
 	}
-	local m path
+	local m path i nbase list
 	for m in "${DEB_MODULES[@]}"; do
-		path=$(grep -oE "^[^:]*/${m}\.ko(\.xz|\.zst|\.gz)?:" "$mroot/modules.dep" | head -n1 | tr -d :)
-		[[ -n $path ]] || path=$(grep -oE "^[^:]*/${m//_/-}\.ko(\.xz|\.zst|\.gz)?:" "$mroot/modules.dep" | head -n1 | tr -d :)
+		path=$(mod_path "$mroot" "$m")
 		[[ -n $path ]] || die "module $m not found in $mroot/modules.dep"
 		visit "$path"
 	done
+	nbase=${#order[@]}
+	for m in "${DEB_RDMA_MODULES[@]}"; do
+		path=$(mod_path "$mroot" "$m")
+		if [[ -z $path ]]; then
+			stage "initramfs: $name has no $m: no soft-RoCE in its guests (longpin --pinner rdma skips)" >&2
+			rdma=()
+			break
+		fi
+		rdma+=("$path")
+	done
+	for path in "${rdma[@]}"; do visit "$path"; done
 	mktmp
-	local r=$TMPD/mods p dst base params
+	local r=$TMPD/mods
 	rm -rf "$r"
 	mkdir -p "$r/etc/longpin" "$r/lib/modules/$rel"
 	: >"$r/etc/longpin/modules"
-	for p in "${order[@]}"; do
-		dst=/lib/modules/$rel/${p%.xz}
-		dst=${dst%.zst}
-		dst=${dst%.gz}
-		mkdir -p "$r$(dirname "$dst")"
-		case $p in
-		*.xz) xz -dc "$mroot/$p" >"$r$dst" ;;
-		*.zst) zstd -qdc "$mroot/$p" >"$r$dst" ;;
-		*.gz) gzip -dc "$mroot/$p" >"$r$dst" ;;
-		*) cp "$mroot/$p" "$r$dst" ;;
-		esac
-		base=${dst##*/}
-		params=
-		[[ $base == brd.ko ]] && params=$BRD_PARAMS
-		[[ $base == null_blk.ko ]] && params=$NULLB_PARAMS
-		echo "$dst $params" >>"$r/etc/longpin/modules"
+	for i in "${!order[@]}"; do
+		list=modules
+		((i < nbase)) || list=modules-rdma
+		mod_unpack "$mroot" "${order[$i]}" "$r" "$r/etc/longpin/$list"
 	done
 	cp "$mroot"/modules.{order,builtin} "$r/lib/modules/$rel/" 2>/dev/null || true
 	pack_cpio "$r" "$out"
