@@ -163,5 +163,22 @@ devdax-bad)
 	grep -Eq "^longpin: --size 1052672 is not a multiple of /dev/dax[0-9.]+'s alignment 2097152: use a multiple of 2048K$" "$T/out" ||
 		fail "no one-line message for a misaligned size"
 	pass "$kernel: devdax size and alignment errors: exit 2 with their messages" ;;
+rxe)
+	# soft-RoCE for longpin --pinner rdma: /init made rxe0 over dummy0,
+	# ib_uverbs made its device file, what libibverbs loads at run time
+	# (the rxe provider, the file naming it) is in the guest, and
+	# ibv_reg_mr() pins written anon memory, charged to VmPin
+	guest sh -c 'exec 2>&1; rdma link show; ls /dev/infiniband
+		ls /usr/lib/*/libibverbs/librxe-rdmav*.so /etc/libibverbs.d/rxe.driver
+		longpin --pinner rdma --mem anon --size 4M --prefault write --csv /results/r.csv'
+	[ "$rc" = 0 ] || fail "guest exit status $rc"
+	grep -q '^link rxe0/1 state ACTIVE .*netdev dummy0' "$T/out" ||
+		fail "no ACTIVE rxe0 over dummy0 in rdma link show"
+	grep -q '^uverbs0$' "$T/out" || fail "no /dev/infiniband/uverbs0"
+	grep -q 'librxe-rdmav[0-9]*\.so$' "$T/out" || fail "no rxe provider of libibverbs"
+	row=$(csv_cols "$T/res/r.csv" pinner op result vmpin_reg_kb vmpin_after_kb)
+	[ "$row" = "rdma pin 0 4096 0" ] ||
+		fail "--pinner rdma --mem anon: want 'rdma pin 0 4096 0' (pinner op result VmPin kB pinned, after), got '$row'"
+	pass "$kernel: rxe0 over dummy0 ACTIVE, /dev/infiniband/uverbs0, libibverbs' rxe provider; --pinner rdma pinned 4 MiB of anon, VmPin 4096 kB, then 0" ;;
 *) fail "unknown case $case" ;;
 esac
