@@ -246,5 +246,16 @@ pinner-absent)
 	[ ! -e "$T/p.csv" ] || fail "a CSV was left behind"
 	no_leftovers "$T"
 	pass "$case: exit 77, $(grep '^longpin: --pinner' "$T/out")" ;;
+pinner-rdma-absent)
+	# no RDMA device here (or no libibverbs in the build): a skip that
+	# names the fix, and no CSV
+	[ -d /sys/class/infiniband ] && skip "this machine has an RDMA device: nothing absent to check"
+	run_longpin --pinner rdma --mem anon --size 1M --csv "$T/p.csv"
+	[ "$rc" = 77 ] || fail "exit status $rc, expected 77"
+	grep -Eq "^longpin: --pinner rdma: (no RDMA device: modprobe rdma_rxe; .*rdma link add rxe0 type rxe netdev dummy0|no RDMA device, and this kernel has no networking .*CONFIG_RDMA_RXE|longpin was built without libibverbs: apt-get install libibverbs-dev and rebuild)$" "$T/out" ||
+		fail "no message naming the cause and the fix"
+	[ ! -e "$T/p.csv" ] || fail "a CSV was left behind"
+	no_leftovers "$T"
+	pass "$case: exit 77, $(grep '^longpin: --pinner' "$T/out")" ;;
 *)	fail "unknown case $case" ;;
 esac
