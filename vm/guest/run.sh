@@ -6,7 +6,7 @@
 #             --cycles 3 when unset) with the page-cache and DAX types on
 #             ext4, then those four types again on xfs -> matrix.csv
 #   pinners   the matrix again for each other long-term pinner of
-#             LONGPIN_PINNERS (default: gup-fast gup), read-write and
+#             LONGPIN_PINNERS (default: gup-fast gup rdma), read-write and
 #             read-only (--pinner P [--readonly-pin]), ext4 then xfs ->
 #             rows in matrix.csv (their pinner column says which)
 #   reclaim   does what READ_FIXED wrote survive unpin and reclaim? every
@@ -55,7 +55,7 @@ for phase in "$@"; do
 	case $phase in
 	matrix) matrix ;;
 	pinners)
-		for p in ${LONGPIN_PINNERS:-gup-fast gup}; do
+		for p in ${LONGPIN_PINNERS:-gup-fast gup rdma}; do
 			pinner "$p"
 			pinner "$p" --readonly-pin
 		done ;;
