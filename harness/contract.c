@@ -346,7 +346,16 @@ bool contract_lookup_case(const struct contract *c, const char *lcase,
 			  const char *mem, enum prefault pf, size_t size,
 			  int *err, bool *defect)
 {
-	const struct crow *r = find_row(c, NULL, lcase, mem, pf, size);
+	return contract_lookup_case_pinner(c, NULL, lcase, mem, pf, size, err,
+					   defect);
+}
+
+bool contract_lookup_case_pinner(const struct contract *c, const char *pinner,
+				 const char *lcase, const char *mem,
+				 enum prefault pf, size_t size, int *err,
+				 bool *defect)
+{
+	const struct crow *r = find_row(c, pinner, lcase, mem, pf, size);
 
 	if (!r)
 		return false;

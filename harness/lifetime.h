@@ -16,6 +16,7 @@
 #define LT_CHECK_MAX	(1 * MiB)	/* bytes of each data check */
 #define LT_SKIP		1000		/* a case's "cannot run here" */
 #define LT_INFLIGHT	64		/* READ_FIXED in flight at unregistration */
+#define LT_CYCLES	10000		/* --lifetime cycles without --cycles */
 
 /* The state of one case at one prefault. */
 struct lt {
@@ -70,6 +71,10 @@ int lt_unreg(struct lt *t);
 int lt_pin_held(struct lt *t, const char *after);
 long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
 bool lt_expect(struct lt *t);
+/* lt_reclaim.c: MADV_PAGEOUT the buffer, drop clean page cache (root) */
+void lt_page_out(struct lt *t, const char *when);
+/* lt_cycles.c: nr_foll_pin balanced over @n cycles answering @answer */
+int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
 /* the rows of a case that makes its own (limits) */
 void lt_row_reset(struct lt *t, const char *mem, size_t size);
 void lt_row_counters(struct lt *t);

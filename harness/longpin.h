@@ -219,6 +219,11 @@ bool contract_lookup_pinner(const struct contract *c, const char *pinner,
 bool contract_lookup_case(const struct contract *c, const char *lcase,
 			  const char *mem, enum prefault pf, size_t size,
 			  int *err, bool *defect);
+/* the same for the "pinner @pinner lifetime CASE" rows (NULL: io_uring) */
+bool contract_lookup_case_pinner(const struct contract *c, const char *pinner,
+				 const char *lcase, const char *mem,
+				 enum prefault pf, size_t size, int *err,
+				 bool *defect);
 /* "0" or "-ENAME" (a contract's answer) -> *err 0 or -errno; -EINVAL if not */
 int parse_expected(const char *s, int *err);
 

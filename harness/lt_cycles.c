@@ -6,8 +6,6 @@
 
 #include "lifetime.h"
 
-#define LT_CYCLES	10000
-
 /*
  * The answer every cycle must give: the contract's for TYPE, else (no
  * contract) whatever a first registration answers, unchecked.
@@ -27,7 +25,7 @@ static int cycles_answer(struct lt *t)
 }
 
 /* Were the system-wide pins balanced over the cycles? 0 or -EIO. */
-static int cycles_balanced(struct lt *t, unsigned int n, int answer)
+int lt_cycles_balanced(struct lt *t, unsigned int n, int answer)
 {
 	long acq, rel;
 
@@ -80,7 +78,7 @@ static int lt_cycles(struct lt *t)
 			cr->failed_result ? errno_name(cr->failed_result) : "0");
 		return cr->failed_result ? cr->failed_result : -EIO;
 	}
-	ret = cycles_balanced(t, n, answer);
+	ret = lt_cycles_balanced(t, n, answer);
 	return ret ? ret : answer;
 }
 

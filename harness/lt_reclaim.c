@@ -30,7 +30,7 @@ static size_t bytes_lost(struct lt *t)
  * huge device mappings are left alone); hugetlb answers EINVAL. After the
  * page-out, drop the clean page cache of file types (root only).
  */
-static void page_out(struct lt *t, const char *when)
+void lt_page_out(struct lt *t, const char *when)
 {
 	int fd;
 
@@ -72,14 +72,14 @@ static int reclaim(struct lt *t, bool pinned)
 	if (ret)
 		return ret;
 	if (pinned)
-		page_out(t, "while registered");
+		lt_page_out(t, "while registered");
 	ret = lt_unreg(t);
 	if (ret)
 		return ret;
 	if (pinned)	/* the backend's read prefault: it knows its holes */
 		(t->ops->populate ? t->ops->populate : mem_populate)(&t->m,
 								      PF_READ);
-	page_out(t, "after unregistering");
+	lt_page_out(t, "after unregistering");
 	lost = bytes_lost(t);
 	if (lost) {
 		lt_note(t, "data lost: %zu of %zu bytes differ from what READ_FIXED wrote",

@@ -381,6 +381,8 @@ int main(int argc, char **argv)
 		return ret;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	if (o.lifetime && o.pinner)
+		return pinner_lifetime_main(ops, &o, c);
 	if (o.lifetime)
 		return lifetime_main(ops, &o, c);
 	if (o.torture)

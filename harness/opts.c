@@ -19,7 +19,8 @@ static void usage_modes(FILE *f)
 "  --lifetime CASE run CASE instead of the measurement: munmap, fork,\n"
 "                  truncate, punch, mremap, reclaim, reclaim-pinned,\n"
 "                  unreg-inflight, close-ring,\n"
-"                  update, cycles (10000 or --cycles N), memlock, limits\n"
+"                  update, cycles (10000 or --cycles N), memlock, limits;\n"
+"                  with --pinner rdma: cycles, reclaim (an RDMA WRITE)\n"
 "  --torture SEC   race a thread per operation on one buffer for SEC\n"
 "                  seconds (register/update, fixed I/O, remap, mremap,\n"
 "                  fork, madvise, truncate/punch, THP flips, mprotect,\n"
@@ -49,7 +50,7 @@ static void usage(FILE *f)
 "               [--cycles N [--mmap-probe]] [--expect CONTRACT] [--csv FILE]\n"
 "               [--no-io] [--quiet] [--no-memlock-check]\n"
 "       longpin --lifetime CASE --mem TYPE [--size N] [--prefault P]\n"
-"               [--cycles N [--concurrent]] [--csv FILE]\n"
+"               [--cycles N [--concurrent]] [--pinner rdma] [--csv FILE]\n"
 "       longpin --fio-memtype MEM [FS_TYPE DAX] | --fio-result ERROR\n"
 "       longpin --fio-import RAWDIR OUT.csv ACCEL < JOBS.tsv\n"
 "       longpin --print-expected --mem TYPE [--size N] [--prefault P]\n"
@@ -348,13 +349,37 @@ static int torture_check(const struct opts *o)
 }
 
 /*
+ * --lifetime with --pinner: rdma's cycles and reclaim only (lt_rdma.c),
+ * the cases where the harness holds the unpin (ibv_dereg_mr); gup_test
+ * unpins inside its own ioctl, and the other cases are io_uring's.
+ */
+static int pinner_lifetime_check(const struct opts *o)
+{
+	if (strcmp(o->pinner, "rdma"))
+		return lp_err(LP_EUSAGE,
+			      "--lifetime %s: --pinner %s unpins inside its ioctl, so there is no unpin to test: drop --pinner, or give --pinner rdma",
+			      o->lifetime, o->pinner);
+	if (strcmp(o->lifetime, "cycles") && strcmp(o->lifetime, "reclaim"))
+		return lp_err(LP_EUSAGE,
+			      "--lifetime %s registers io_uring buffers; --pinner rdma has cycles and reclaim only: give one of them, or drop --pinner",
+			      o->lifetime);
+	if (o->readonly_pin)
+		return lp_err(LP_EUSAGE,
+			      "--lifetime %s --pinner rdma registers a memory region the device writes: drop --readonly-pin",
+			      o->lifetime);
+	if (o->mmap_probe)
+		return lp_err(LP_EUSAGE,
+			      "--mmap-probe times io_uring's registrations, not ibv_reg_mr: drop it");
+	return LP_OK;
+}
+
+/*
  * --pinner other than io_uring pins and unpins, nothing else: the options
  * of io_uring's I/O, cycles and modes would do nothing.
  */
 static int pinner_check(const struct opts *o)
 {
-	const char *mode = o->lifetime ? "--lifetime" : o->torture ? "--torture" :
-			   NULL;
+	const char *mode = o->torture ? "--torture" : NULL;
 	const char *opt = o->io_opt ? o->io_opt : o->cycles ? "--cycles" :
 			  o->inject ? "--inject" : NULL;
 
@@ -363,6 +388,8 @@ static int pinner_check(const struct opts *o)
 			      "--readonly-pin belongs to --pinner gup-fast, gup or rdma (io_uring pins for writing): give --pinner too");
 	if (!o->pinner)
 		return LP_OK;
+	if (o->lifetime)
+		return pinner_lifetime_check(o);
 	if (mode)
 		return lp_err(LP_EUSAGE,
 			      "%s registers io_uring buffers, not --pinner %s pins: drop one of them",

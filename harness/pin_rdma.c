@@ -216,6 +216,21 @@ static void rdma_unpin(struct pinner *p, struct mem *m, struct pin_answer *a)
 	a->held = false;
 }
 
+struct ibv_context *rdma_ctx(const struct pinner *p)
+{
+	return ((struct rdma *)p->priv)->ctx;
+}
+
+struct ibv_pd *rdma_pd(const struct pinner *p)
+{
+	return ((struct rdma *)p->priv)->pd;
+}
+
+struct ibv_mr *rdma_mr(const struct pinner *p)
+{
+	return ((struct rdma *)p->priv)->mr;
+}
+
 #else /* !LONGPIN_HAVE_IBVERBS */
 
 static int rdma_open(struct pinner *p, const struct opts *o)

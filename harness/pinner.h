@@ -43,6 +43,18 @@ extern const struct pinner_ops pin_gup_fast_ops;
 extern const struct pinner_ops pin_gup_ops;
 extern const struct pinner_ops pin_rdma_ops;
 
+/* pin_rdma.c: the device behind --pinner rdma, for lt_rdma.c's loopback */
+struct ibv_context;
+struct ibv_pd;
+struct ibv_mr;
+struct ibv_context *rdma_ctx(const struct pinner *p);
+struct ibv_pd *rdma_pd(const struct pinner *p);
+struct ibv_mr *rdma_mr(const struct pinner *p);	/* NULL: not pinned */
+
+/* lt_rdma.c: --lifetime cycles and reclaim with --pinner rdma */
+int pinner_lifetime_main(const struct mem_ops *mops, const struct opts *o,
+			 const struct contract *c);
+
 /* pinner.c: NULL for io_uring (main.c's own path) and unknown names */
 const struct pinner_ops *pinner_find(const char *name, bool *known);
 void pinner_list_help(FILE *f);

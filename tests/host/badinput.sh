@@ -235,6 +235,12 @@ pinner-io)
 	expect 2 "--pinner gup-fast only pins and unpins, so --qd would do nothing: drop it$" --pinner gup-fast --qd 4 --mem anon ;;
 pinner-torture)
 	expect 2 "--torture registers io_uring buffers, not --pinner gup pins: drop one of them$" --pinner gup --torture 1 --mem anon ;;
+pinner-lifetime-gup)
+	expect 2 "--lifetime cycles: --pinner gup unpins inside its ioctl, so there is no unpin to test: drop --pinner, or give --pinner rdma$" --pinner gup --lifetime cycles --mem anon ;;
+pinner-lifetime-case)
+	expect 2 "--lifetime fork registers io_uring buffers; --pinner rdma has cycles and reclaim only: give one of them, or drop --pinner$" --pinner rdma --lifetime fork --mem anon ;;
+pinner-lifetime-ro)
+	expect 2 "--lifetime reclaim --pinner rdma registers a memory region the device writes: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
 pinner-absent)
 	# no gup_test here (debugfs unmounted, or CONFIG_GUP_TEST=n): a skip
 	# that names the fix, and no CSV

@@ -196,5 +196,27 @@ rxe)
 	[ "$row" = "rdma pin 0 4096 0" ] ||
 		fail "--pinner rdma --mem anon: want 'rdma pin 0 4096 0' (pinner op result VmPin kB pinned, after), got '$row'"
 	pass "$kernel: rxe0 over dummy0 ACTIVE, /dev/infiniband/uverbs0, libibverbs' rxe provider; --pinner rdma pinned 4 MiB of anon, VmPin 4096 kB, then 0" ;;
+rdma-lifetime)
+	# --pinner rdma's lifetime cases on every memory type
+	# (vm/guest/lifetime-rdma.sh): every row passes against the kernel's
+	# contract, VmPin and nr_foll_pin balanced; reclaim: what an RDMA
+	# WRITE put into the MR is still there after ibv_dereg_mr and the
+	# page-out (or the contract's defect), read-prefaulted memfd too,
+	# where io_uring's 6.1 loses it; cycles: a row per memory type
+	guest sh /opt/longpin/lifetime-rdma.sh /results/lifetime.csv
+	[ "$rc" = 0 ] || fail "guest exit status $rc"
+	grep -q '^not ok' "$T/out" && fail "a case failed in the guest"
+	rows=$(csv_cols "$T/res/lifetime.csv" pinner op memtype prefault errno verdict data_check vmpin_leak_kb contract)
+	bad=$(echo "$rows" | awk -v c="$contract" '$1 != "rdma" || $8 != 0 || $9 != c ||
+		($6 != "pass" && !($6 == "defect" && $2 == "lifetime-reclaim"))')
+	[ -z "$bad" ] || fail "rows not pass against $contract: $bad"
+	types=$(echo "$rows" | awk '$2 == "lifetime-cycles"' | grep -c .)
+	[ "$types" = "$("$LONGPIN" --list | grep -c .)" ] ||
+		fail "$types cycles rows, want one per memory type"
+	echo "$rows" | grep -q '^rdma lifetime-reclaim memfd read - pass ok 0 ' ||
+		fail "reclaim memfd read: want the RDMA WRITE's data kept"
+	rec=$(echo "$rows" | awk '$2 == "lifetime-reclaim"' | grep -c .)
+	lost=$(echo "$rows" | awk '$6 == "defect" { printf " %s/%s", $3, $4 }')
+	pass "$kernel: $rec reclaim rows (data lost, known defect:${lost:- none}), $types cycles rows, all pass against $contract" ;;
 *) fail "unknown case $case" ;;
 esac

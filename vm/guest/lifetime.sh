@@ -99,6 +99,8 @@ cycles_all() {
 }
 cycles_all
 lt limits anon --prefault none
+# --pinner rdma's cycles and reclaim where there is an RDMA device
+. "$(dirname "$0")/lifetime-rdma.sh"
 
 # RLIMIT_MEMLOCK: a fresh uid each time (rings of an exited process are
 # torn down asynchronously and stay charged to their user for a moment)

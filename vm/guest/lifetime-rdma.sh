@@ -1,0 +1,47 @@
+#!/bin/sh
+# lifetime-rdma.sh [OUT.csv]: inside a vm/longpin-vm guest, longpin's
+# --pinner rdma lifetime cases on every memory type: reclaim (an RDMA
+# WRITE over a loopback queue pair, ibv_dereg_mr, reclaim, the CPU reads
+# it back) at every prefault, and cycles (ibv_reg_mr/ibv_dereg_mr, pins
+# balanced). Rows into OUT.csv, pinner rdma. Sourced by lifetime.sh (its
+# KTAP numbering) or run alone. One skip line without an RDMA device.
+set -u
+out=${out:-${1:-/results/lifetime.csv}}
+LONGPIN=${LONGPIN:-longpin}
+export TMPDIR=${LONGPIN_EXT4:-/tmp}
+[ -n "${n+x}" ] || . "$(dirname "$0")/ktap.sh"
+
+# rlt CASE TYPE ARGS...: one longpin --pinner rdma --lifetime run
+rlt() {
+	c=$1 m=$2
+	shift 2
+	rc=0
+	"$LONGPIN" --quiet --pinner rdma --lifetime "$c" --mem "$m" \
+		--csv "$out" "$@" >/tmp/lt.out 2>&1 || rc=$?
+	result "rdma $c $m" $rc /tmp/lt.out
+}
+
+rdma_lifetime() {
+	case " ${LONGPIN_PINNERS:-rdma} " in
+	*" rdma "*) ;;
+	*) echo "# SKIP rdma lifetime: LONGPIN_PINNERS has no rdma"; return ;;
+	esac
+	if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
+		n=$((n + 1))
+		echo "ok $n rdma lifetime # SKIP no RDMA device (/sys/class/infiniband is empty)"
+		return
+	fi
+	for m in $("$LONGPIN" --list); do
+		rlt reclaim $m --size 4M --prefault all
+		sz=64K
+		case $m in *huge*|*thp*) sz=2M ;; *devdax) sz=4M ;; esac
+		rlt cycles $m --size $sz --prefault write \
+			--cycles "${LONGPIN_LT_CYCLES:-10000}"
+	done
+}
+
+rdma_lifetime
+if [ "$(basename "$0")" = lifetime-rdma.sh ]; then
+	echo "1..$n"
+	exit $bad
+fi
