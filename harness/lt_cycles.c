@@ -53,6 +53,24 @@ int lt_cycles_balanced(struct lt *t, unsigned int n, int answer)
 }
 
 /*
+ * The answer of a cycles row: a cycle that answered otherwise than the
+ * first (its answer, -EIO if that was 0), else the balance of the pins.
+ */
+int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
+		  unsigned int n, int answer)
+{
+	int ret;
+
+	if (cr->failed_at) {
+		lt_note(t, "cycle %u answered %s", cr->failed_at,
+			cr->failed_result ? errno_name(cr->failed_result) : "0");
+		return cr->failed_result ? cr->failed_result : -EIO;
+	}
+	ret = lt_cycles_balanced(t, n, answer);
+	return ret ? ret : answer;
+}
+
+/*
  * 10,000 (or --cycles N) register/unregister cycles, each answering what
  * the contract says for TYPE (refused types too: a refusal must unpin
  * what it pinned); VmPin and the pin counters balanced at the end.
@@ -73,13 +91,7 @@ static int lt_cycles(struct lt *t)
 	t->r.vmpin[1] = t->r.vmpin[0];
 	lt_note(t, "%u cycles of %ld pages in %.2f s, each answering %s", n,
 		pages, (now_ns() - t0) / 1e9, answer ? errno_name(answer) : "0");
-	if (cr->failed_at) {
-		lt_note(t, "cycle %u answered %s", cr->failed_at,
-			cr->failed_result ? errno_name(cr->failed_result) : "0");
-		return cr->failed_result ? cr->failed_result : -EIO;
-	}
-	ret = lt_cycles_balanced(t, n, answer);
-	return ret ? ret : answer;
+	return lt_cycles_end(t, cr, n, answer);
 }
 
 const struct lt_case lt_case_cycles = {

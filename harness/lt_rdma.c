@@ -82,7 +82,7 @@ static int rdma_cycles(struct lt *t, struct pinner *p)
 {
 	unsigned int n = t->o->cycles ? t->o->cycles : LT_CYCLES;
 	struct cycles_result *cr = &t->r.cyc;
-	int answer = cycles_answer(t, p), ret;
+	int answer = cycles_answer(t, p);
 	double *ns = calloc(n, sizeof(*ns));
 	uint64_t t0 = now_ns();
 
@@ -99,13 +99,7 @@ static int rdma_cycles(struct lt *t, struct pinner *p)
 	lt_note(t, "%u ibv_reg_mr/ibv_dereg_mr cycles of %zu pages in %.2f s, each answering %s",
 		n, t->m.len / 4096, (now_ns() - t0) / 1e9,
 		answer ? errno_name(answer) : "0");
-	if (cr->failed_at) {
-		lt_note(t, "cycle %u answered %s", cr->failed_at,
-			cr->failed_result ? errno_name(cr->failed_result) : "0");
-		return cr->failed_result ? cr->failed_result : -EIO;
-	}
-	ret = lt_cycles_balanced(t, n, answer);
-	return ret ? ret : answer;
+	return lt_cycles_end(t, cr, n, answer);
 }
 
 #ifdef LONGPIN_HAVE_IBVERBS
