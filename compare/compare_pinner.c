@@ -188,8 +188,28 @@ static void kernel_table(FILE *o, const struct cmp *c,
 }
 
 /*
+ * What a result says the pinner got: 0 pinned, 1 refused (any errno, or
+ * -REFUSED: gup_test does not say which errno), 2 partly (-PARTIAL); 3:
+ * repeats that disagree ("mixed ..."), compared as text.
+ */
+static int outcome(const char *res)
+{
+	if (!strcmp(res, "0"))
+		return 0;
+	if (!strcmp(res, "-PARTIAL"))
+		return 2;
+	return res[0] == '-' ? 1 : 3;
+}
+
+static bool same_outcome(const char *a, const char *b)
+{
+	return outcome(a) == outcome(b) && (outcome(a) != 3 || !strcmp(a, b));
+}
+
+/*
  * Whether the pinners of one access (@ro: the read-only pins) that ran
- * memory type @r on file @fi got different results; @line is the list.
+ * memory type @r on file @fi got different outcomes (pinned, refused,
+ * partly pinned: which errno refused is not compared); @line is the list.
  */
 static bool disagree(const struct cmp *c, const struct pin_grid *g, size_t r,
 		     int fi, bool ro, char *line, size_t n)
@@ -206,7 +226,7 @@ static bool disagree(const struct cmp *c, const struct pin_grid *g, size_t r,
 
 		if (!cl)
 			continue;
-		if (first && strcmp(first, cl->res))
+		if (first && !same_outcome(first, cl->res))
 			differ = true;
 		if (!first)
 			first = cl->res;
@@ -248,10 +268,10 @@ static void sect_disagree(FILE *o, const struct cmp *c,
 	size_t n = list_disagree(NULL, c, g, md);
 
 	if (md)
-		fprintf(o, "\n### Where the pinners disagree\n\n%zu memory type(s) on some kernel.\n%s",
+		fprintf(o, "\n### Where the pinners disagree\n\n%zu memory type(s) on some kernel: one pinner pinned, another refused or pinned part (which errno refused is not compared).\n%s",
 			n, n ? "\n" : "");
 	else
-		fprintf(o, "\n  Where the pinners disagree: %zu memory type(s) on some kernel\n", n);
+		fprintf(o, "\n  Where the pinners disagree: %zu memory type(s) on some kernel\n  (pinned, refused or partly pinned; which errno refused is not compared)\n", n);
 	list_disagree(o, c, g, md);
 }
 
