@@ -54,10 +54,13 @@ static int result_colour(const struct cell *cl)
 {
 	if (!cl->nrows)
 		return GC_MISSING;
-	if (strstr(cl->verdict, "fail") || cl->leak_kb || cl->ncorrupt)
+	if (strstr(cl->verdict, "fail") || cl->leak_kb)
 		return GC_FAIL;			/* whatever the answer */
+	/* a known defect's rows fail their data check: that is the loss */
 	if (strstr(cl->verdict, "defect"))
 		return GC_LOST;
+	if (cl->ncorrupt)
+		return GC_FAIL;
 	if (!strcmp(cl->res, "0"))
 		return GC_OK;
 	if (!strcmp(cl->res, "-EOPNOTSUPP"))
