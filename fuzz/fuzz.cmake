@@ -9,7 +9,8 @@ if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   add_executable(fuzz-opts fuzz/opts_fuzz.c harness/opts.c harness/mem.c
     harness/mem_anon.c harness/mem_shm.c harness/mem_memfd.c harness/mem_secretmem.c
     harness/mem_hugetlb.c harness/mem_file.c harness/mem_devdax.c
-    harness/contract.c harness/probe.c harness/util.c ${CONTRACTS_C})
+    harness/contract.c harness/probe.c harness/util.c harness/pinner_names.c
+    ${CONTRACTS_C})
   # the whole of longpin-compare, its main renamed
   add_executable(fuzz-compare fuzz/compare_fuzz.c compare/compare.c
     compare/compare_cell.c compare/compare_report.c compare/compare_pinner.c

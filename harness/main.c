@@ -343,7 +343,7 @@ int main(int argc, char **argv)
 	const struct contract *c;
 	struct opts o;
 	int ret, worst = LP_OK, pf;
-	bool header = true, known;
+	bool header = true;
 
 	/* rows reach a pipe (tee, a log) as they are made, not at exit */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -388,7 +388,7 @@ int main(int argc, char **argv)
 	if (o.torture)
 		return torture_main(ops, &o, c);
 	if (o.pinner)
-		return pinner_main(pinner_find(o.pinner, &known), ops, &o, c);
+		return pinner_main(pinner_find(o.pinner), ops, &o, c);
 	for (pf = 0; pf < PF_NR; pf++) {
 		if (!(o.prefaults & (1u << pf)))
 			continue;

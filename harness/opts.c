@@ -258,8 +258,6 @@ static int parse_num(struct opts *o, int c, const char *arg)
 /* The flags and the options that take a name; the rest to parse_num(). */
 static int parse_one(struct opts *o, int c, const char *arg)
 {
-	bool known;
-
 	switch (c) {
 	case 'm':
 		if (o->mem)
@@ -283,7 +281,7 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_OPS: o->torture_ops = arg; break;
 	case OPT_READONLY_PIN: o->readonly_pin = true; break;
 	case OPT_PINNER:
-		if (!pinner_find(arg, &known) && !known)
+		if (!pinner_known(arg))
 			return lp_err(LP_EUSAGE,
 				      "--pinner %s: give io_uring, gup-fast, gup or rdma (longpin --help)",
 				      arg);

@@ -137,7 +137,6 @@ static int gup_pin(struct pinner *p, struct mem *m, struct pin_answer *a)
 
 const struct pinner_ops pin_gup_fast_ops = {
 	.name = "gup-fast",
-	.help = "pin_user_pages_fast(FOLL_LONGTERM) via gup_test",
 	.open = gup_fast_open,
 	.pin = gup_pin,
 	.close = gup_close,
@@ -145,7 +144,6 @@ const struct pinner_ops pin_gup_fast_ops = {
 
 const struct pinner_ops pin_gup_ops = {
 	.name = "gup",
-	.help = "pin_user_pages(FOLL_LONGTERM) via gup_test",
 	.open = gup_open,
 	.pin = gup_pin,
 	.close = gup_close,

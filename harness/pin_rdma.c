@@ -267,7 +267,6 @@ static void rdma_close(struct pinner *p)
 
 const struct pinner_ops pin_rdma_ops = {
 	.name = "rdma",
-	.help = "ibv_reg_mr() on an RDMA device (rxe0; LONGPIN_RDMA_DEV)",
 	.open = rdma_open,
 	.pin = rdma_pin,
 	.unpin = rdma_unpin,

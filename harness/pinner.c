@@ -15,37 +15,19 @@
 #include "mem_ops.h"
 #include "pinner.h"
 
-static const struct {
-	const char *name;
-	const struct pinner_ops *ops;	/* NULL: main.c's io_uring path */
-	const char *help;
-} pinners[] = {
-	{ "io_uring", NULL, "IORING_REGISTER_BUFFERS (the default)" },
-	{ "gup-fast", &pin_gup_fast_ops, NULL },
-	{ "gup", &pin_gup_ops, NULL },
-	{ "rdma", &pin_rdma_ops, NULL },
+static const struct pinner_ops *const pinners[] = {
+	&pin_gup_fast_ops, &pin_gup_ops, &pin_rdma_ops,
 };
 
-const struct pinner_ops *pinner_find(const char *name, bool *known)
+/* The ops of --pinner @name; NULL for io_uring (main.c's own path). */
+const struct pinner_ops *pinner_find(const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(pinners); i++)
-		if (!strcmp(pinners[i].name, name)) {
-			*known = true;
-			return pinners[i].ops;
-		}
-	*known = false;
+		if (!strcmp(pinners[i]->name, name))
+			return pinners[i];
 	return NULL;
-}
-
-void pinner_list_help(FILE *f)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(pinners); i++)
-		fprintf(f, "                  %-9s %s\n", pinners[i].name,
-			pinners[i].ops ? pinners[i].ops->help : pinners[i].help);
 }
 
 /* "gup-fast", or "gup-fast/ro": the contract's name of a pin; NULL: io_uring */

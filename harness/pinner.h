@@ -29,7 +29,6 @@ struct pinner {
 
 struct pinner_ops {
 	const char *name;	/* --pinner NAME */
-	const char *help;
 	/* LP_OK, or LP_SKIP / LP_EUSAGE after a one-line error */
 	int (*open)(struct pinner *p, const struct opts *o);
 	/* pin @m long-term: a->result; a->held when the pin stays */
@@ -56,7 +55,9 @@ int pinner_lifetime_main(const struct mem_ops *mops, const struct opts *o,
 			 const struct contract *c);
 
 /* pinner.c: NULL for io_uring (main.c's own path) and unknown names */
-const struct pinner_ops *pinner_find(const char *name, bool *known);
+const struct pinner_ops *pinner_find(const char *name);
+/* pinner_names.c: the names --pinner takes, and their help */
+bool pinner_known(const char *name);
 void pinner_list_help(FILE *f);
 /* the contract's name of --pinner's pin ("gup/ro"), NULL for io_uring */
 const char *pinner_key(char *buf, size_t n, const struct opts *o);
