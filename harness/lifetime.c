@@ -194,6 +194,23 @@ static bool type_listed(const struct lt_case *k, const struct mem_ops *ops)
 	return false;
 }
 
+/*
+ * Set up the case's buffer and prefault it: returns mem_setup()'s exit
+ * status; *pop gets the prefault's answer, which the case goes on with.
+ */
+int lt_mem_up(struct lt *t, int *pop)
+{
+	int ret = mem_setup(&t->m, t->ops, t->o);
+
+	if (ret != LP_OK)
+		return ret;
+	t->mem_up = true;
+	*pop = (t->ops->populate ? t->ops->populate : mem_populate)(&t->m, t->pf);
+	t->r.fs_type = t->m.fs_type;
+	t->r.dax = t->m.dax;
+	return LP_OK;
+}
+
 /* Does the case apply to memory type @ops: listed, and no flag it skips? */
 static bool case_applies(const struct lt_case *k, const struct mem_ops *ops)
 {
@@ -281,7 +298,7 @@ static int needs_registrable(struct lt *t, const struct lt_case *k)
 static int mem_case(struct lt *t, const struct lt_case *k)
 {
 	char op[48];
-	int ret;
+	int ret, pop;
 
 	snprintf(op, sizeof(op), "lifetime-%s", k->name);
 	lt_row_reset(t, t->ops->name, t->o->size);
@@ -295,13 +312,10 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 	ret = needs_registrable(t, k);
 	if (ret)
 		return ret;
-	ret = mem_setup(&t->m, t->ops, t->o);
+	ret = lt_mem_up(t, &pop);
 	if (ret != LP_OK)
 		return ret;
-	t->mem_up = true;
-	ret = (t->ops->populate ? t->ops->populate : mem_populate)(&t->m, t->pf);
-	t->r.fs_type = t->m.fs_type;
-	t->r.dax = t->m.dax;
+	ret = pop;
 	t->chk = t->m.len / 2 < LT_CHECK_MAX ? t->m.len / 2 : LT_CHECK_MAX;
 	t->chk &= ~(size_t)4095;
 	if (!ret && t->chk < 4096)

@@ -75,6 +75,7 @@ bool lt_expect(struct lt *t);
 void lt_page_out(struct lt *t, const char *when);
 /* lt_cycles.c: nr_foll_pin balanced over @n cycles answering @answer */
 int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
+int lt_mem_up(struct lt *t, int *pop);
 int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
 		  unsigned int n, int answer);
 /* the rows of a case that makes its own (limits) */

@@ -375,7 +375,7 @@ static int reclaim_applies(struct lt *t)
 static int rdma_case(struct lt *t, struct pinner *p, bool cycles)
 {
 	char op[48];
-	int ret;
+	int ret, pop;
 
 	snprintf(op, sizeof(op), "lifetime-%s", t->o->lifetime);
 	lt_row_reset(t, t->ops->name, t->o->size);
@@ -386,13 +386,10 @@ static int rdma_case(struct lt *t, struct pinner *p, bool cycles)
 	ret = cycles ? 0 : reclaim_applies(t);
 	if (ret)
 		return ret;
-	ret = mem_setup(&t->m, t->ops, t->o);
+	ret = lt_mem_up(t, &pop);
 	if (ret != LP_OK)
 		return ret;
-	t->mem_up = true;
-	ret = (t->ops->populate ? t->ops->populate : mem_populate)(&t->m, t->pf);
-	t->r.fs_type = t->m.fs_type;
-	t->r.dax = t->m.dax;
+	ret = pop;
 	if (!ret)
 		ret = cycles ? rdma_cycles(t, p) : rdma_reclaim(t, p);
 	if (ret == LT_SKIP)
