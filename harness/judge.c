@@ -13,6 +13,21 @@
 #include "longpin.h"
 #include "mem_ops.h"
 
+/*
+ * The buffer's resident pages and dirty kB into slot @i of @r (0: before
+ * the pin, 1: after it, with its AnonHugePages too).
+ */
+void pages_take(struct row *r, const struct mem *m, int i)
+{
+	struct smaps_sum sm;
+
+	smaps_range(m->addr, m->len, &sm);
+	r->resident[i] = resident_pages(m->addr, m->len);
+	r->dirty_kb[i] = sm.dirty_kb;
+	if (i)
+		r->thp_kb = sm.anon_huge_kb;
+}
+
 void probe_take(struct probe *p)
 {
 	p->vmpin = vmpin_kb();

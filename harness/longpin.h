@@ -269,6 +269,7 @@ struct probe {
 };
 struct row;
 void probe_take(struct probe *p);
+void pages_take(struct row *r, const struct mem *m, int i);
 /* @p: before, pinned, before the unpin, after */
 void fill_counters(struct row *r, const struct probe *p);
 /* Append "; MESSAGE" to @note; returns true: a failure was noted. */

@@ -147,25 +147,19 @@ static int register_and_measure(struct io_uring *ring, struct mem *m,
 	struct iovec iov = { .iov_base = m->addr, .iov_len = m->len };
 	struct io_uring leak;
 	bool leaking = false;
-	struct smaps_sum sm;
 	struct probe p[4];	/* before, registered, after I/O, after */
 	double pages = m->len / 4096.0;
 	uint64_t t0, t1;
 	int ret = LP_OK;
 
-	smaps_range(m->addr, m->len, &sm);
-	r->resident[0] = resident_pages(m->addr, m->len);
-	r->dirty_kb[0] = sm.dirty_kb;
+	pages_take(r, m, 0);
 	probe_take(&p[0]);
 	t0 = now_ns();
 	r->result = io_uring_register_buffers(ring, &iov, 1);
 	t1 = now_ns();
 	r->reg_ns = (t1 - t0) / pages;
 	probe_take(&p[1]);
-	smaps_range(m->addr, m->len, &sm);
-	r->resident[1] = resident_pages(m->addr, m->len);
-	r->dirty_kb[1] = sm.dirty_kb;
-	r->thp_kb = sm.anon_huge_kb;
+	pages_take(r, m, 1);
 	if (!r->result) {
 		if (o->inject && !strcmp(o->inject, "leak") &&
 		    !io_uring_queue_init(4, &leak, 0))

@@ -49,19 +49,13 @@ const char *pinner_key(char *buf, size_t n, const struct opts *o)
 static void pin_measure(struct pinner *p, struct mem *m, struct row *r,
 			struct pin_answer *a)
 {
-	struct smaps_sum sm;
 	struct probe pr[4];
 
-	smaps_range(m->addr, m->len, &sm);
-	r->resident[0] = resident_pages(m->addr, m->len);
-	r->dirty_kb[0] = sm.dirty_kb;
+	pages_take(r, m, 0);
 	probe_take(&pr[0]);
 	p->ops->pin(p, m, a);
 	probe_take(&pr[1]);
-	smaps_range(m->addr, m->len, &sm);
-	r->resident[1] = resident_pages(m->addr, m->len);
-	r->dirty_kb[1] = sm.dirty_kb;
-	r->thp_kb = sm.anon_huge_kb;
+	pages_take(r, m, 1);
 	pr[2] = pr[0];
 	if (a->held)
 		p->ops->unpin(p, m, a);
