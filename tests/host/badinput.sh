@@ -27,6 +27,17 @@ expect_keep() {
 }
 
 case=$1
+# pinner_skip PINNER REGEX: --pinner PINNER cannot pin here: exit 77 with
+# one line "--pinner PINNER: REGEX" that names the fix, and no CSV
+pinner_skip() {
+	run_longpin --pinner "$1" --mem anon --size 1M --csv "$T/p.csv"
+	[ "$rc" = 77 ] || fail "exit status $rc, expected 77"
+	grep -Eq "^longpin: --pinner $1: $2\$" "$T/out" ||
+		fail "no message naming the cause and the fix"
+	[ ! -e "$T/p.csv" ] || fail "a CSV was left behind"
+	no_leftovers "$T"
+	pass "$case: exit 77, $(grep '^longpin: --pinner' "$T/out")"
+}
 # io_uring_off: kernel.io_uring_disabled=2 for the whole machine until the
 # test exits (root, 6.6+; the tests run alone: RUN_SERIAL)
 io_uring_off() {
@@ -242,26 +253,12 @@ pinner-lifetime-case)
 pinner-lifetime-ro)
 	expect 2 "--lifetime reclaim --pinner rdma registers a memory region the device writes: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
 pinner-absent)
-	# no gup_test here (debugfs unmounted, or CONFIG_GUP_TEST=n): a skip
-	# that names the fix, and no CSV
+	# no gup_test here (debugfs unmounted, or CONFIG_GUP_TEST=n)
 	[ -e /sys/kernel/debug/gup_test ] && skip "this kernel has gup_test: nothing absent to check"
-	run_longpin --pinner gup --mem anon --size 1M --csv "$T/p.csv"
-	[ "$rc" = 77 ] || fail "exit status $rc, expected 77"
-	grep -Eq "^longpin: --pinner gup: (debugfs is not mounted: mount -t debugfs none /sys/kernel/debug|/sys/kernel/debug/gup_test: .*: run as root|this kernel has no /sys/kernel/debug/gup_test \(CONFIG_GUP_TEST=n.*)$" "$T/out" ||
-		fail "no message naming the cause and the fix"
-	[ ! -e "$T/p.csv" ] || fail "a CSV was left behind"
-	no_leftovers "$T"
-	pass "$case: exit 77, $(grep '^longpin: --pinner' "$T/out")" ;;
+	pinner_skip gup "(debugfs is not mounted: mount -t debugfs none /sys/kernel/debug|/sys/kernel/debug/gup_test: .*: run as root|this kernel has no /sys/kernel/debug/gup_test \(CONFIG_GUP_TEST=n.*)" ;;
 pinner-rdma-absent)
-	# no RDMA device here (or no libibverbs in the build): a skip that
-	# names the fix, and no CSV
+	# no RDMA device here (or no libibverbs in the build)
 	[ -d /sys/class/infiniband ] && skip "this machine has an RDMA device: nothing absent to check"
-	run_longpin --pinner rdma --mem anon --size 1M --csv "$T/p.csv"
-	[ "$rc" = 77 ] || fail "exit status $rc, expected 77"
-	grep -Eq "^longpin: --pinner rdma: (no RDMA device: modprobe rdma_rxe; .*rdma link add rxe0 type rxe netdev dummy0|no RDMA device, and this kernel has no networking .*CONFIG_RDMA_RXE|longpin was built without libibverbs: apt-get install libibverbs-dev and rebuild)$" "$T/out" ||
-		fail "no message naming the cause and the fix"
-	[ ! -e "$T/p.csv" ] || fail "a CSV was left behind"
-	no_leftovers "$T"
-	pass "$case: exit 77, $(grep '^longpin: --pinner' "$T/out")" ;;
+	pinner_skip rdma "(no RDMA device: modprobe rdma_rxe; .*rdma link add rxe0 type rxe netdev dummy0|no RDMA device, and this kernel has no networking .*CONFIG_RDMA_RXE|longpin was built without libibverbs: apt-get install libibverbs-dev and rebuild)" ;;
 *)	fail "unknown case $case" ;;
 esac
