@@ -8,7 +8,7 @@ need_packages() {
 	done
 	[ ${#missing[@]} = 0 ] && return 0
 	if [ "$(id -u)" != 0 ]; then
-		echo "longpin: missing packages: run as root: apt-get install -y ${missing[*]}" >&2
+		echo "longpin: missing packages: run as root: apt-get install -y --no-install-recommends ${missing[*]}" >&2
 		exit 2
 	fi
 	echo "[$(date +%T)] installing ${missing[*]}"

@@ -69,11 +69,13 @@ ensure_packages() {
 	done
 	((${#missing[@]} == 0)) && return 0
 	if ((EUID != 0)); then
-		die "missing packages: ${missing[*]}; as root run: apt-get update && apt-get install -y ${PACKAGES[*]}" 2
+		die "missing packages: ${missing[*]}; as root run: apt-get update && apt-get install -y --no-install-recommends ${PACKAGES[*]}" 2
 	fi
 	stage "packages: installing ${missing[*]}"
 	v apt-get update
-	v env DEBIAN_FRONTEND=noninteractive apt-get install -y "${PACKAGES[@]}"
+	# no recommended packages: QEMU's recommend a desktop (GTK, SDL, Mesa,
+	# GStreamer) that -display none never loads
+	v env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}"
 }
 
 # one builder at a time per cache (parallel runs share kernels and archives)
