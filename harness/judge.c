@@ -121,8 +121,9 @@ int efault_cause(struct mem *m, const struct row *r,
 
 	if (r->result != -EFAULT || m->fd < 0 || (m->ops->flags & MEM_RDONLY))
 		return LP_OK;
+	/* the contract's answers are negative, as the kernel's */
 	if (c && contract_lookup(c, m->ops->name, r->pf, m->len, &err, &nofault) &&
-	    err == EFAULT)
+	    err == -EFAULT)
 		return LP_OK;
 	return mem_touch(m, PF_WRITE);
 }

@@ -83,6 +83,22 @@ expect)
 		[ "$(csv_get "$T/m.csv" 1 verdict) $(csv_get "$T/m.csv" 2 verdict)" = "pass fail" ] ||
 		fail "verdict column"
 	pass "--expect selects the contract; a mismatch fails with exit 1" ;;
+efault-expected)
+	# a row whose contract expects -EFAULT passes on that answer: longpin
+	# must not write every page to ask whether a full file system caused
+	# it (it did, and a full disk turned the pass into an exit 77)
+	is_root || skip "needs root to mount a small ext4"
+	command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4 (apt-get install -y e2fsprogs)"
+	[ "$("$LONGPIN" --print-expected --mem file-shared --prefault none --size 4M | cut -f5)" = -EFAULT ] ||
+		skip "file-shared is not -EFAULT under this kernel's contract"
+	truncate -s 32M "$T/ext4.img" && mkfs.ext4 -q "$T/ext4.img" && mkdir "$T/mnt" ||
+		fail "cannot make an ext4 image"
+	mount -o loop "$T/ext4.img" "$T/mnt" || skip "cannot loop-mount an ext4 image here"
+	on_exit "umount $T/mnt"
+	run_longpin --mem file-shared --dir "$T/mnt" --size 4M --prefault none --no-io --inject fill --csv "$T/r.csv"
+	[ "$rc" = 0 ] || fail "exit $rc, want 0: the expected -EFAULT is a verdict, whatever the disk holds"
+	[ "$(csv_cols "$T/r.csv" errno verdict)" = "EFAULT pass" ] || fail "row: $(csv_cols "$T/r.csv" errno verdict)"
+	pass "file-shared on a full ext4: -EFAULT as the contract expects, pass, no page written to find out" ;;
 over-1g)
 	# Not refused by the tool: the kernel's answer is the verdict row.
 	run_longpin --mem anon --size 1049600K --prefault none --no-io --csv "$T/r.csv"
