@@ -32,18 +32,40 @@ static const struct lt_case *const cases[] = {
 	&lt_case_cycles, &lt_case_memlock, &lt_case_limits,
 };
 
-void lt_note(struct lt *t, const char *fmt, ...)
+static void lt_vnote(struct lt *t, const char *fmt, va_list ap)
 {
 	size_t len = strlen(t->note);
-	va_list ap;
 
 	if (len && len + 2 < sizeof(t->note)) {
 		strcpy(t->note + len, "; ");
 		len += 2;
 	}
-	va_start(ap, fmt);
 	vsnprintf(t->note + len, sizeof(t->note) - len, fmt, ap);
+}
+
+void lt_note(struct lt *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lt_vnote(t, fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * A check beside the case's answer failed (a pin left, an unregistration
+ * refused): noted, and the row fails whatever the contract expects.
+ * Returns -EIO.
+ */
+int lt_fail(struct lt *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lt_vnote(t, fmt, ap);
+	va_end(ap);
+	t->failed = true;
+	return -EIO;
 }
 
 void lt_fill(void *buf, size_t len, uint64_t seed)
@@ -55,9 +77,9 @@ void lt_fill(void *buf, size_t len, uint64_t seed)
 		p[i] = (i * 0x9E3779B97F4A7C15ULL) ^ seed;
 }
 
-/* One fixed read or write of @len at @off, waited for. */
-int lt_fixed_io(struct io_uring *ring, bool write, int fd, void *buf,
-		size_t len, off_t off, int idx)
+/* One fixed read or write of @len at @off, waited for: its res. */
+static int fixed_io_res(struct io_uring *ring, bool write, int fd, void *buf,
+			size_t len, off_t off, int idx)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
 	struct io_uring_cqe *cqe;
@@ -77,7 +99,35 @@ int lt_fixed_io(struct io_uring *ring, bool write, int fd, void *buf,
 		return ret;
 	ret = cqe->res;
 	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/* One fixed read or write of @len at @off, waited for: 0, or -EIO if short. */
+int lt_fixed_io(struct io_uring *ring, bool write, int fd, void *buf,
+		size_t len, off_t off, int idx)
+{
+	int ret = fixed_io_res(ring, write, fd, buf, len, off, idx);
+
 	return ret == (int)len ? 0 : ret < 0 ? ret : -EIO;
+}
+
+/*
+ * The same between the case's buffer (slot 0) and its target, a failure
+ * noted: how many bytes a short completion moved, or its errno.
+ */
+int lt_io(struct lt *t, bool write, void *buf, size_t len, off_t off)
+{
+	const char *op = write ? "WRITE_FIXED" : "READ_FIXED";
+	size_t at = (char *)buf - (char *)t->m.addr;
+	int ret = fixed_io_res(&t->ring, write, t->tfd, buf, len, off, 0);
+
+	if (ret == (int)len)
+		return 0;
+	if (ret >= 0)
+		return lt_fail(t, "%s of %zu bytes at buffer offset %zu: short, %d bytes",
+			       op, len, at, ret);
+	return lt_fail(t, "%s of %zu bytes at buffer offset %zu: %s", op, len,
+		       at, errno_name(ret));
 }
 
 /* A temp target of 4 x chk next to the memory: want at 0, zeros after. */
@@ -103,6 +153,9 @@ static int target_open(struct lt *t)
 		if (pwrite(t->tfd, off ? t->got : t->want, t->chk, off) !=
 		    (ssize_t)t->chk)
 			return -errno ? -errno : -EIO;
+	/* LONGPIN_TEST_FAULT=short-read: the first check reads half of it */
+	if (lp_test_fault("short-read") && ftruncate(t->tfd, t->chk / 2))
+		return -errno;
 	return 0;
 }
 
@@ -150,6 +203,12 @@ int lt_unreg(struct lt *t)
 
 	t->r.unreg_ns = (now_ns() - t0) / (t->m.len / 4096.0);
 	t->registered = false;
+	/* LONGPIN_TEST_FAULT=unreg-fail: the answer of a second one */
+	if (!ret && lp_test_fault("unreg-fail"))
+		ret = io_uring_unregister_buffers(&t->ring);
+	if (ret)
+		lt_fail(t, "unregistration answered %d (%s)", ret,
+			errno_name(ret));
 	return ret;
 }
 
@@ -217,9 +276,31 @@ static bool case_applies(const struct lt_case *k, const struct mem_ops *ops)
 	return type_listed(k, ops) && !(ops->flags & k->skip_flags);
 }
 
+/*
+ * On a row whose contract names a known defect (data lost after the
+ * unpin and reclaim, answered -EIO): "defect" only when that is what
+ * happened, every step before the compare held and no other check
+ * failed; "fixed" when the data survived (the contract is stale there);
+ * anything else fails, with its own cause in the note.
+ */
+static enum row_defect defect_of(struct lt *t, int result)
+{
+	if (!result) {
+		lt_note(t, "the contract's known defect (-%s, data lost) did not show: the data survived; correct the contract if this kernel keeps it",
+			errno_name(t->r.expected));
+		return DEFECT_ABSENT;
+	}
+	if (result == t->r.expected && t->lost && !t->failed)
+		return DEFECT_SHOWN;
+	t->failed = true;
+	lt_note(t, "not the contract's known defect (data lost after reclaim): a failure of its own");
+	return DEFECT_NONE;
+}
+
 /* Judge, print and write one row; returns its exit status. */
 int lt_emit(struct lt *t, const char *op, int result)
 {
+	enum row_defect d = DEFECT_NONE;
 	struct row *r = &t->r;
 	int ret;
 
@@ -230,23 +311,15 @@ int lt_emit(struct lt *t, const char *op, int result)
 		r->expected = 0;
 	}
 	snprintf(r->io.check, sizeof(r->io.check), "%s", t->check);
-	/*
-	 * A known defect loses data where the kernel got to it (reclaim did
-	 * drop the clean page): where the data survived, nothing failed.
-	 */
-	if (t->defect && r->have_expected && r->expected && !result) {
-		add_note(t->note, sizeof(t->note),
-			 "the contract's known defect (-%s, data lost) did not show: the data survived",
-			 errno_name(r->expected));
-		r->expected = 0;
-		t->defect = false;
-	}
+	if (t->defect && r->have_expected && r->expected)
+		d = defect_of(t, result);
 	/*
 	 * A failed check of the case answers -EIO: the answer judges it
-	 * where one is expected; where none is, it still fails.
+	 * where one is expected; where none is, it still fails. A failed
+	 * check beside the answer (t->failed) fails whatever was expected.
 	 */
-	ret = row_judge(r, !r->have_expected && result == -EIO, t->defect,
-			t->note);
+	ret = row_judge(r, t->failed || (!r->have_expected && result == -EIO),
+			d, t->note);
 	ret = row_write(r, t->o, !t->header_done, ret);
 	t->header_done = true;
 	return ret;
@@ -261,7 +334,7 @@ void lt_row_reset(struct lt *t, const char *mem, size_t size)
 			     .pin_rel = -1, .resident = { -1, -1 },
 			     .dirty_kb = { -1, -1 } };
 	t->note[0] = '\0';
-	t->unchecked = t->defect = false;
+	t->unchecked = t->defect = t->lost = t->failed = false;
 	strcpy(t->check, "-");
 	t->r.vmpin[0] = t->r.vmpin[1] = t->r.vmpin[2] = vmpin_kb();
 	/* --concurrent: others pin meanwhile, the deltas would be theirs too */
@@ -277,6 +350,37 @@ void lt_row_counters(struct lt *t)
 		t->r.pin_acq = acq - t->acq0;
 		t->r.pin_rel = rel - t->rel0;
 	}
+}
+
+/* VmPin did not come back: the row fails; returns @ret, or -EIO for 0. */
+int lt_leak(struct lt *t, int ret)
+{
+	lt_fail(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
+		t->r.vmpin[2]);
+	return ret ? ret : -EIO;
+}
+
+static void leak_end(struct lt *t)
+{
+	if (t->leaking)
+		io_uring_queue_exit(&t->leak_ring);
+	t->leaking = false;
+}
+
+/*
+ * LONGPIN_TEST_FAULT=pin-leak: a second ring registers the case's buffer
+ * and holds it past the leak check (leak_end() lets it go).
+ */
+static void leak_begin(struct lt *t)
+{
+	struct iovec iov = { .iov_base = t->m.addr, .iov_len = t->m.len };
+
+	if (!lp_test_fault("pin-leak") ||
+	    io_uring_queue_init(4, &t->leak_ring, 0))
+		return;
+	t->leaking = true;
+	if (io_uring_register_buffers(&t->leak_ring, &iov, 1))
+		leak_end(t);
 }
 
 /* Cases on one --mem buffer: those that need it registered. */
@@ -316,6 +420,8 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 	if (ret != LP_OK)
 		return ret;
 	ret = pop;
+	if (!ret)
+		leak_begin(t);
 	t->chk = t->m.len / 2 < LT_CHECK_MAX ? t->m.len / 2 : LT_CHECK_MAX;
 	t->chk &= ~(size_t)4095;
 	if (!ret && t->chk < 4096)
@@ -338,18 +444,17 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 		unsigned int took;
 
 		t->r.vmpin[2] = lt_pin_wait(t, 2000, &took);
-		if (t->r.vmpin[2] != t->r.vmpin[0]) {
-			lt_note(t, "pin leak: VmPin %ld kB -> %ld kB",
-				t->r.vmpin[0], t->r.vmpin[2]);
-			ret = ret ? ret : -EIO;
-		}
+		if (t->r.vmpin[2] != t->r.vmpin[0])
+			ret = lt_leak(t, ret);
 	}
+	leak_end(t);
 	lt_row_counters(t);
 	return lt_emit(t, op, ret);
 }
 
 static void lt_cleanup(struct lt *t)
 {
+	leak_end(t);
 	if (t->tfd >= 0)
 		close(t->tfd);
 	t->tfd = -1;

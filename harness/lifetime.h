@@ -28,6 +28,10 @@ struct lt {
 	bool ring_up, registered;
 	bool unchecked;			/* no expected answer known */
 	bool defect;			/* the expected answer is a kernel defect */
+	bool lost;			/* the defect showed: every step held, the bytes differ */
+	bool failed;			/* a check beside the case's answer failed */
+	struct io_uring leak_ring;	/* LONGPIN_TEST_FAULT=pin-leak's */
+	bool leaking;
 	bool header_done;		/* the table's header is printed */
 	struct mem m;
 	bool mem_up;
@@ -59,9 +63,12 @@ extern const struct lt_case lt_case_munmap, lt_case_fork, lt_case_truncate,
 /* lifetime.c: what the cases share */
 void lt_note(struct lt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+int lt_fail(struct lt *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void lt_fill(void *buf, size_t len, uint64_t seed);
 int lt_fixed_io(struct io_uring *ring, bool write, int fd, void *buf,
 		size_t len, off_t off, int idx);
+int lt_io(struct lt *t, bool write, void *buf, size_t len, off_t off);
 int lt_target_holds(struct lt *t, off_t off, const void *exp,
 		    const char *what);
 int lt_mem_holds(struct lt *t, const void *p, const void *exp,
@@ -70,6 +77,7 @@ int lt_reg(struct lt *t);
 int lt_unreg(struct lt *t);
 int lt_pin_held(struct lt *t, const char *after);
 long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
+int lt_leak(struct lt *t, int ret);
 bool lt_expect(struct lt *t);
 /* lt_reclaim.c: MADV_PAGEOUT the buffer, drop clean page cache (root) */
 void lt_page_out(struct lt *t, const char *when);

@@ -147,6 +147,8 @@ const char *mem_file_kind(const char *fs, int dax);
 int lp_err(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* LONGPIN_TEST_FAULT names @name: a fault only the tests inject (util.c) */
+bool lp_test_fault(const char *name);
 int parse_size(const char *s, size_t *out);
 void fmt_size(char *buf, size_t n, size_t bytes);
 const char *errno_name(int err);
@@ -341,7 +343,13 @@ int csv_append_text(const char *path, const char *hdr, const char *rows);
 int csv_to_stdout(void);
 void table_print(const struct row *r, bool header, const struct opts *o);
 void table_print_lifetime(const struct row *r, bool header);
-int row_judge(struct row *r, bool failed, bool defect, const char *note);
+/*
+ * What a row whose contract names a known defect shows: nothing of it (a
+ * row without such a contract row, too), the defect, or not the defect
+ * (the data survived: the kernel or the contract changed).
+ */
+enum row_defect { DEFECT_NONE, DEFECT_SHOWN, DEFECT_ABSENT };
+int row_judge(struct row *r, bool failed, enum row_defect d, const char *note);
 int row_write(const struct row *r, const struct opts *o, bool header, int ret);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -311,10 +311,8 @@ static int reclaim_run(struct lt *t, struct pinner *p, struct loop *l)
 	ret = loop_write(l, t, rdma_mr(p));
 	p->ops->unpin(p, &t->m, &a);
 	t->r.unreg_ns = a.unpin_ns;
-	if (a.held) {
-		lt_note(t, "%s", a.note);
-		return -EIO;
-	}
+	if (a.held)
+		return lt_fail(t, "%s", a.note);
 	if (ret)
 		return ret;
 	lt_page_out(t, "after ibv_dereg_mr");
@@ -325,6 +323,7 @@ static int reclaim_run(struct lt *t, struct pinner *p, struct loop *l)
 		lt_note(t, "data lost: %zu of %zu bytes differ from what the RDMA WRITE wrote",
 			lost, t->m.len);
 		strcpy(t->check, "mismatch");
+		t->lost = true;
 		return -EIO;
 	}
 	strcpy(t->check, "ok");
@@ -395,11 +394,8 @@ static int rdma_case(struct lt *t, struct pinner *p, bool cycles)
 	if (ret == LT_SKIP)
 		return ret;
 	t->r.vmpin[2] = lt_pin_wait(t, 2000, &(unsigned int){ 0 });
-	if (t->r.vmpin[2] != t->r.vmpin[0]) {
-		lt_note(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
-			t->r.vmpin[2]);
-		ret = ret ? ret : -EIO;
-	}
+	if (t->r.vmpin[2] != t->r.vmpin[0])
+		ret = lt_leak(t, ret);
 	lt_row_counters(t);
 	return lt_emit(t, op, ret);
 }

@@ -67,7 +67,7 @@ static int reclaim(struct lt *t, bool pinned)
 	ret = lt_reg(t);
 	for (off = 0; !ret && off < t->m.len; off += n) {
 		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
-		ret = lt_fixed_io(&t->ring, false, t->tfd, buf + off, n, 0, 0);
+		ret = lt_io(t, false, buf + off, n, 0);
 	}
 	if (ret)
 		return ret;
@@ -85,6 +85,7 @@ static int reclaim(struct lt *t, bool pinned)
 		lt_note(t, "data lost: %zu of %zu bytes differ from what READ_FIXED wrote",
 			lost, t->m.len);
 		strcpy(t->check, "mismatch");
+		t->lost = true;
 		return -EIO;
 	}
 	strcpy(t->check, "ok");

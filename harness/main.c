@@ -224,7 +224,8 @@ static int run_one(const struct mem_ops *ops, const struct opts *o,
 		goto out_mem;
 	r.have_expected = contract_lookup(c, r.mem, r.pf, r.size,
 					  &r.expected, &r.nofault);
-	ret = row_judge(&r, row_checks(&r, note, sizeof(note)), false, note);
+	ret = row_judge(&r, row_checks(&r, note, sizeof(note)), DEFECT_NONE,
+			note);
 	if (r.cyc.probed)
 		probe_note(&r.cyc, note, sizeof(note));
 	ret = row_write(&r, o, header, ret);

@@ -533,20 +533,27 @@ void table_print_lifetime(const struct row *r, bool header)
 
 /*
  * The verdict of a row whose result (and expected answer, when known) is
- * set; matrix rows and --lifetime rows alike. "fail": not the expected
- * answer, or @failed (a check beside the answer failed: a pin leak, the
- * data check, a cycle); "unchecked": no expected answer; else "pass", or
- * "defect" when the expected answer is a known defect of the kernel (a
- * warning says so). Sets r->verdict and r->note (@note, which the caller
- * may still append to); returns LP_FAIL for "fail", else LP_OK.
+ * set; matrix rows and --lifetime rows alike (README.md, "Verdicts"):
+ * "fail": not the expected answer, or @failed (a check beside the answer
+ * failed: a pin leak, the data check, a cycle, an unregistration);
+ * "unchecked": no expected answer; "defect": the contract's known defect
+ * showed (@d DEFECT_SHOWN, the expected answer); "fixed": it did not
+ * (@d DEFECT_ABSENT, every check held); else "pass". A warning names a
+ * defect or a fixed one. Sets r->verdict and r->note (@note, which the
+ * caller may still append to); returns LP_FAIL for "fail", else LP_OK.
  */
-int row_judge(struct row *r, bool failed, bool defect, const char *note)
+int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 {
 	r->verdict = failed ? "fail" : row_verdict(r);
-	if (defect && !strcmp(r->verdict, "pass"))
+	if (!failed && d == DEFECT_SHOWN && !strcmp(r->verdict, "pass"))
 		r->verdict = "defect";
+	if (!failed && d == DEFECT_ABSENT)
+		r->verdict = "fixed";
 	if (!strcmp(r->verdict, "defect"))
 		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
+			r->op, r->mem, prefault_name(r->pf), r->contract, note);
+	if (!strcmp(r->verdict, "fixed"))
+		lp_warn("%s %s %s: the contract's known defect did not show (contract %s): %s",
 			r->op, r->mem, prefault_name(r->pf), r->contract, note);
 	r->note = note;
 	return !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;

@@ -129,7 +129,7 @@ static int pin_one(struct pinner *p, const struct mem_ops *ops,
 	failed |= pins_balance(&r, o, note, sizeof(note));
 	if (a.note[0])
 		add_note(note, sizeof(note), "%s", a.note);
-	ret = row_judge(&r, failed, false, note);
+	ret = row_judge(&r, failed, DEFECT_NONE, note);
 	ret = row_write(&r, o, header, ret);
 out:
 	mem_teardown(&m);

@@ -39,6 +39,29 @@ void lp_warn(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/*
+ * LONGPIN_TEST_FAULT=NAME[,NAME...]: faults that only the tests inject, to
+ * see that the judging names them (tests/host/lifetime.sh):
+ *   short-read  --lifetime: the I/O target is cut to half of the first
+ *               data check before the case runs: a READ_FIXED of the
+ *               whole check completes short
+ *   pin-leak    --lifetime: a second ring registers the buffer before the
+ *               case and keeps it until after the leak check
+ *   unreg-fail  --lifetime: lt_unreg() unregisters, then answers what the
+ *               kernel says to a second unregistration (-ENXIO)
+ * Is @name among them?
+ */
+bool lp_test_fault(const char *name)
+{
+	const char *s = getenv("LONGPIN_TEST_FAULT");
+	size_t n = strlen(name);
+
+	for (; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, name, n) && (s[n] == ',' || !s[n]))
+			return true;
+	return false;
+}
+
 /* "4096", "64K", "64M", "1G": returns 0, or -EINVAL / -ERANGE. */
 int parse_size(const char *s, size_t *out)
 {

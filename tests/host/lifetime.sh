@@ -102,6 +102,28 @@ reclaim|reclaim-pinned)
 		pass "$case: $types x 3: no leak; data kept except the contract's known defect: $lost"
 	fi
 	pass "$case: $types x 3: no leak; READ_FIXED data survives unpin and reclaim on every row" ;;
+defect-short-read|defect-pin-leak|defect-unreg-fail)
+	# a row whose contract names a known defect (-EIO: data lost after
+	# reclaim) reads "defect" only when that happened: a short READ_FIXED,
+	# a pin left or a refused unregistration (LONGPIN_TEST_FAULT) fails
+	# with its cause, exit 1, whatever its errno
+	case $case in
+	*short-read) cause="READ_FIXED of 1048576 bytes at buffer offset 0: short; 524288 bytes" ;;
+	*pin-leak) cause="pin leak: VmPin 0 kB -> 4096 kB" ;;
+	*unreg-fail) cause="unregistration answered -6 \\(ENXIO\\)" ;;
+	esac
+	args=(--lifetime reclaim --mem memfd --size 4M --prefault read --csv "$csv")
+	run_longpin "${args[@]}"
+	case $(csv_get "$csv" 1 verdict) in
+	defect | fixed) ;;
+	*) skip "no known defect for reclaim of read-prefaulted memfd in $(csv_get "$csv" 1 contract) (verdict $(csv_get "$csv" 1 verdict))" ;;
+	esac
+	LONGPIN_TEST_FAULT=${case#defect-} run_longpin "${args[@]}"
+	[ "$rc" = 1 ] || fail "LONGPIN_TEST_FAULT=${case#defect-}: exit $rc, want 1"
+	[ "$(csv_get "$csv" 2 verdict)" = fail ] || fail "verdict $(csv_get "$csv" 2 verdict), want fail"
+	csv_get "$csv" 2 note | grep -Eq "^$cause; not the contract's known defect" ||
+		fail "note '$(csv_get "$csv" 2 note)' does not name the cause"
+	pass "${case#defect-} on a known-defect row: fail, exit 1, note: $(csv_get "$csv" 2 note)" ;;
 unreg-inflight|close-ring)
 	types="anon memfd"
 	hugepages 2 && types="$types hugetlb"
