@@ -183,6 +183,8 @@ static void count_verdicts(struct file *f)
 			f->nfail++;
 		else if (!strcmp(v, "defect"))
 			f->ndefect++;
+		else if (!strcmp(v, "fixed"))
+			f->nfixed++;
 		else if (!strcmp(v, "unchecked"))
 			f->nunchecked++;
 		else

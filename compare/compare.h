@@ -40,7 +40,7 @@ struct file {
 	struct csv csv;
 	int col[NCOLS];
 	size_t *key;		/* key index of each row */
-	int npass, nfail, ndefect, nunchecked, nother;
+	int npass, nfail, ndefect, nfixed, nunchecked, nother;
 	char accel[48];		/* its rows' accel values: "tcg", "none/kvm"; "?" unknown */
 };
 
@@ -53,7 +53,7 @@ struct range {
 struct cell {
 	int nrows;
 	char res[64];		/* "0", "-EOPNOTSUPP", "mixed 0/-EFAULT" */
-	char verdict[32];	/* "pass", "fail", "defect", "pass/fail" */
+	char verdict[32];	/* "pass", "fail", "defect", "fixed", "pass/fail" */
 	struct range reg, fixed, plain, ratio;
 	struct range probe_calls, probe_p999, probe_max;
 	long leak_kb;		/* most kB left pinned by one of its rows */

@@ -130,13 +130,14 @@ void heading(FILE *o, bool md, const char *s)
 
 static void sect_files(FILE *o, const struct cmp *c, bool md)
 {
-	struct table t = { .ncols = 8 };
-	char n[5][16];
+	struct table t = { .ncols = 9 };
+	char n[6][16];
 	int i;
 
 	heading(o, md, "Kernels and verdicts");
 	tab_add(&t, (const char *[]){ "kernel", "file", "pass", "fail",
-				      "data lost (defect)", "unchecked",
+				      "data lost (defect)",
+				      "defect did not show (fixed)", "unchecked",
 				      "other", "accel" });
 	for (i = 0; i < c->nfiles; i++) {
 		const struct file *f = &c->file[i];
@@ -149,41 +150,59 @@ static void sect_files(FILE *o, const struct cmp *c, bool md)
 		snprintf(n[2], 16, "%d", f->nunchecked);
 		snprintf(n[3], 16, "%d", f->nother);
 		snprintf(n[4], 16, "%d", f->ndefect);
+		snprintf(n[5], 16, "%d", f->nfixed);
 		tab_add(&t, (const char *[]){ lab, f->path, n[0], n[1], n[4],
-					      n[2], n[3], f->accel });
+					      n[5], n[2], n[3], f->accel });
 	}
 	tab_print(o, &t, md);
 	tab_free(&t);
 }
 
 /*
- * Rows whose verdict is "defect": the kernel answered what its contract
- * says, and that answer is a known kernel defect that loses data.
+ * The keys of every row whose verdict is @verdict, under @title and @text
+ * (nothing when there are none).
  */
-static void sect_defects(FILE *o, const struct cmp *c, bool md)
+static void sect_verdict(FILE *o, const struct cmp *c, bool md,
+			 const char *verdict, const char *title,
+			 const char *text)
 {
 	size_t k, n = 0;
 	char lab[256];
 	int i;
 
-	for (i = 0; i < c->nfiles; i++)
-		n += c->file[i].ndefect;
+	for (k = 0; k < c->nkeys; k++)
+		for (i = 0; i < c->nfiles; i++)
+			n += !!strstr(cell_of(c, k, i)->verdict, verdict);
 	if (!n)
 		return;
-	heading(o, md, "Data lost: known kernel defects");
-	fprintf(o, "These rows answered what the kernel's contract expects, and the answer is\n"
-		"data loss (a known defect of that kernel, not a pass):\n%s",
-		md ? "\n" : "");
+	heading(o, md, title);
+	fprintf(o, "%s\n%s", text, md ? "\n" : "");
 	for (k = 0; k < c->nkeys; k++)
 		for (i = 0; i < c->nfiles; i++) {
 			const struct cell *cl = cell_of(c, k, i);
 
-			if (!cl->nrows || !strstr(cl->verdict, "defect"))
+			if (!cl->nrows || !strstr(cl->verdict, verdict))
 				continue;
 			key_label(lab, sizeof(lab), c->key[k], true);
 			fprintf(o, "%s%s: %s %s\n", md ? "- " : "  ", lab,
 				c->file[i].label, cl->res);
 		}
+}
+
+/*
+ * Rows whose verdict is "defect": the kernel answered what its contract
+ * says, and that answer is a known kernel defect that loses data. Rows
+ * whose verdict is "fixed": the contract names such a defect there, and
+ * the data survived (the kernel changed, or the contract row is wrong).
+ */
+static void sect_defects(FILE *o, const struct cmp *c, bool md)
+{
+	sect_verdict(o, c, md, "defect", "Data lost: known kernel defects",
+		     "These rows answered what the kernel's contract expects, and the answer is\n"
+		     "data loss (a known defect of that kernel, not a pass):");
+	sect_verdict(o, c, md, "fixed", "Known defects that did not show",
+		     "The kernel's contract expects data loss on these rows, and the data\n"
+		     "survived: the kernel changed, or the contract row is wrong:");
 }
 
 /*
@@ -272,6 +291,8 @@ void result_text(char *buf, size_t n, const struct cell *cl)
 		snprintf(buf, n, "%s (FAIL)", cl->res);
 	else if (!strcmp(cl->verdict, "defect"))
 		snprintf(buf, n, "%s (DATA LOST)", cl->res);
+	else if (!strcmp(cl->verdict, "fixed"))
+		snprintf(buf, n, "%s (defect did not show)", cl->res);
 	else
 		snprintf(buf, n, "%s", cl->res);
 }

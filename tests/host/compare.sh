@@ -49,8 +49,8 @@ join)
 	has "$T/out" "file-private write 4M: stock -EOPNOTSUPP, patched 0"
 	has "$T/out" "sysv-shm write 4M: stock -EOPNOTSUPP, patched 0"
 	hasnt "$T/out" "anon write 4M: stock"
-	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0 +0 +\?$' "$T/out" || fail "stock verdict counts"
-	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0 +0 +\?$' "$T/out" || fail "patched verdict counts"
+	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "stock verdict counts"
+	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "patched verdict counts"
 	# patched anon write: two rows 48 and 52 ns/page, median 50; stock 100.
 	# pages/s patched over stock = 100/50, range 90/55 .. 110/45.
 	rel_row "anon write 4M" | grep -qF "x2.00 [1.64-2.44]" || fail "registration ratio is not x2.00 [1.64-2.44]"
@@ -120,7 +120,7 @@ mixed)
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "anon write 4M: stock 0, patched mixed 0/-EFAULT"
 	grep -qE '^  !  anon write 4M +0 +mixed 0/-EFAULT \(pass/fail\)' "$T/out" || fail "mixed verdicts not shown"
-	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0 +0 +\?$' "$T/out" || fail "fail not counted"
+	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0 +0 +0 +\?$' "$T/out" || fail "fail not counted"
 	pass "repeats that disagree are shown as mixed" ;;
 defect)
 	# a lifetime-reclaim row that lost data as its contract expects
@@ -132,12 +132,27 @@ defect)
 	add_row patched memtype=memfd prefault=read op=lifetime-reclaim result=0 errno=- expected=0 verdict=pass
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
-	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0 +\?$' "$T/out" || fail "defect not counted apart"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0 +0 +\?$' "$T/out" || fail "defect not counted apart"
 	has "$T/out" "Data lost: known kernel defects"
 	has "$T/out" "lifetime-reclaim memfd read 4M: stock -EIO"
 	grep -qE 'lifetime-reclaim memfd read 4M +-EIO \(DATA LOST\) +0' "$T/out" || fail "no DATA LOST in the table"
 	grep -q '9268835 "EIO (DATA LOST)"' "$T/plots/verdicts.dat" || fail "the grid cell is not brown"
 	pass "a defect row: counted apart, listed under data lost, DATA LOST in the table and brown in the grid" ;;
+fixed)
+	# a lifetime-reclaim row whose contract expects the known data loss,
+	# and the data survived (verdict "fixed"): counted apart, listed
+	# under its own heading and marked in the table, never a pass
+	cp "$D/stock.csv" "$D/patched.csv" "$T/"
+	add_row stock memtype=mixed prefault=read op=lifetime-reclaim result=0 errno=- expected=-5 verdict=fixed data_check=ok
+	run_compare --report "$T/r.md" "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +0 +1 +0 +0 +\?$' "$T/out" || fail "fixed not counted apart"
+	has "$T/out" "Known defects that did not show"
+	has "$T/out" "lifetime-reclaim mixed read 4M: stock 0"
+	grep -qE 'lifetime-reclaim mixed read 4M +0 \(defect did not show\) +missing' "$T/out" || fail "not marked in the table"
+	has "$T/r.md" "- lifetime-reclaim mixed read 4M: stock 0"
+	hasnt "$T/out" "Data lost: known kernel defects"
+	pass "a fixed row: counted apart, listed under defects that did not show, marked in the table" ;;
 failures)
 	# a row that left pages pinned and one whose data check failed: both
 	# fail, each listed in its own section, and their grid cells carry
@@ -151,7 +166,7 @@ failures)
 	has "$T/out" "memfd write 4M: patched, 4096 kB still pinned"
 	has "$T/out" "Data lost or corrupted"
 	has "$T/out" "tmpfs-shared write 4M: patched, 1 row(s)"
-	grep -qE '^  patched +[^ ]+ +[0-9]+ +2 +0 +0 +0 +\?$' "$T/out" || fail "the two rows are not counted as failures"
+	grep -qE '^  patched +[^ ]+ +[0-9]+ +2 +0 +0 +0 +0 +\?$' "$T/out" || fail "the two rows are not counted as failures"
 	grep -q '^1 [0-9]* 2171169 "0 (FAIL)" 16777215$' "$T/plots/verdicts.dat" || fail "a failed cell is not in the failure colour"
 	grep -q "title 'FAIL'\|title \"FAIL\"" "$T/plots/verdicts.gp" || fail "no legend entry for FAIL"
 	pass "leaked and corrupt rows: failed, listed under pins leaked and data lost or corrupted, failure colour in the grid" ;;
@@ -223,8 +238,8 @@ accel)
 	to_schema2 stock none; to_schema2 patched tcg
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
-	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +0 +0 +0 +none$' "$T/out" || fail "accel none not in the files table"
-	grep -qE '^  patched +[^ ]+ +6 +0 +0 +0 +0 +tcg$' "$T/out" || fail "accel tcg not in the files table"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +0 +0 +0 +0 +none$' "$T/out" || fail "accel none not in the files table"
+	grep -qE '^  patched +[^ ]+ +6 +0 +0 +0 +0 +0 +tcg$' "$T/out" || fail "accel tcg not in the files table"
 	grep -E '^  anon write 4M +patched ' "$T/out" | grep -qF "(tcg)" || fail "patched MiB/s not marked (tcg)"
 	grep -E '^  anon write 4M +stock ' "$T/out" | grep -qF "(tcg)" && fail "stock MiB/s marked (tcg)"
 	rel_row "anon write 4M" | grep -qF "(tcg)" || fail "ratio against the baseline not marked (tcg)"
