@@ -273,7 +273,8 @@ int lt_mem_up(struct lt *t, int *pop)
 /* Does the case apply to memory type @ops: listed, and no flag it skips? */
 static bool case_applies(const struct lt_case *k, const struct mem_ops *ops)
 {
-	return type_listed(k, ops) && !(ops->flags & k->skip_flags);
+	return type_listed(k, ops) && !(ops->flags & k->skip_flags) &&
+	       !(k->why_not && k->why_not(ops));
 }
 
 /*
@@ -411,6 +412,10 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 						  &t->r.expected, &t->defect);
 	if (!type_listed(k, t->ops)) {
 		lt_note(t, "%s: %s", t->ops->name, k->why);
+		return LT_SKIP;
+	}
+	if (k->why_not && k->why_not(t->ops)) {
+		lt_note(t, "%s: %s", t->ops->name, k->why_not(t->ops));
 		return LT_SKIP;
 	}
 	ret = needs_registrable(t, k);

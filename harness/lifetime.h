@@ -53,6 +53,8 @@ struct lt_case {
 	const char *why;		/* why not to the others */
 	unsigned int skip_flags;	/* nor to types with these MEM_* flags */
 	const char *why_flags;		/* why not */
+	/* optional: NULL when it can do what it tests on @ops, else why not */
+	const char *(*why_not)(const struct mem_ops *ops);
 };
 
 extern const struct lt_case lt_case_munmap, lt_case_fork, lt_case_truncate,
@@ -79,8 +81,11 @@ int lt_pin_held(struct lt *t, const char *after);
 long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
 int lt_leak(struct lt *t, int ret);
 bool lt_expect(struct lt *t);
-/* lt_reclaim.c: MADV_PAGEOUT the buffer, drop clean page cache (root) */
-void lt_page_out(struct lt *t, const char *when);
+/*
+ * lt_reclaim.c: MADV_PAGEOUT the buffer, drop clean page cache (root): 0,
+ * or LT_SKIP (the note says why) when nothing could be paged out
+ */
+int lt_page_out(struct lt *t, const char *when);
 /* lt_cycles.c: nr_foll_pin balanced over @n cycles answering @answer */
 int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
 int lt_mem_up(struct lt *t, int *pop);

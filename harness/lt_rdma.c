@@ -315,7 +315,8 @@ static int reclaim_run(struct lt *t, struct pinner *p, struct loop *l)
 		return lt_fail(t, "%s", a.note);
 	if (ret)
 		return ret;
-	lt_page_out(t, "after ibv_dereg_mr");
+	if (lt_page_out(t, "after ibv_dereg_mr"))
+		return LT_SKIP;
 	lt_note(t, "%ld of %zu pages resident after the page-out",
 		resident_pages(t->m.addr, t->m.len), t->m.len / 4096);
 	lost = bytes_lost(t, l->src);
@@ -360,6 +361,11 @@ static int reclaim_applies(struct lt *t)
 
 	if (t->ops->flags & MEM_RDONLY) {
 		lt_note(t, "%s: the buffer is read-only", t->ops->name);
+		return LT_SKIP;
+	}
+	if (lt_case_reclaim.why_not(t->ops)) {
+		lt_note(t, "%s: %s", t->ops->name,
+			lt_case_reclaim.why_not(t->ops));
 		return LT_SKIP;
 	}
 	if (!contract_lookup_pinner(t->c, "rdma", t->ops->name, t->pf,

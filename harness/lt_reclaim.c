@@ -26,27 +26,46 @@ static size_t bytes_lost(struct lt *t)
 }
 
 /*
- * Ask reclaim for the buffer's pages. DAX memory is not reclaimed (its
- * huge device mappings are left alone); hugetlb answers EINVAL. After the
- * page-out, drop the clean page cache of file types (root only).
+ * Can reclaim be asked for @ops's pages? Not for DAX memory (it is the
+ * device's, never paged out) nor hugetlb (MADV_PAGEOUT answers EINVAL): a
+ * reclaim case there would compare data nothing touched.
  */
-void lt_page_out(struct lt *t, const char *when)
+static const char *reclaim_why_not(const struct mem_ops *ops)
 {
+	if (ops->place == PLACE_DAX || ops->place == PLACE_DEVDAX)
+		return "DAX memory is never paged out: nothing to reclaim";
+	if (ops->flags & MEM_HUGETLB)
+		return "hugetlb pages are not paged out (MADV_PAGEOUT answers EINVAL): nothing to reclaim";
+	return NULL;
+}
+
+/*
+ * Ask reclaim for the buffer's pages; LT_SKIP when it refuses (nothing
+ * was paged out, so the case would test nothing). After the page-out,
+ * drop the clean page cache of file types (root only).
+ */
+int lt_page_out(struct lt *t, const char *when)
+{
+	const char *why = reclaim_why_not(t->ops);
 	int fd;
 
-	if (t->m.dax == 1 || t->ops->place == PLACE_DEVDAX) {
-		lt_note(t, "DAX: not reclaimable, no page-out %s", when);
-		return;
+	if (why) {
+		lt_note(t, "%s", why);
+		return LT_SKIP;
 	}
-	if (madvise(t->m.addr, t->m.len, MADV_PAGEOUT))
-		lt_note(t, "MADV_PAGEOUT %s: %s", when, errno_name(errno));
+	if (madvise(t->m.addr, t->m.len, MADV_PAGEOUT)) {
+		lt_note(t, "MADV_PAGEOUT %s: %s: nothing was paged out", when,
+			errno_name(errno));
+		return LT_SKIP;
+	}
 	if (!(t->ops->flags & MEM_FILE) || geteuid())
-		return;
+		return 0;
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
 	if (fd < 0 || write(fd, "1", 1) != 1)
 		lt_note(t, "drop_caches: %s", errno_name(errno));
 	if (fd >= 0)
 		close(fd);
+	return 0;
 }
 
 /*
@@ -71,15 +90,16 @@ static int reclaim(struct lt *t, bool pinned)
 	}
 	if (ret)
 		return ret;
-	if (pinned)
-		lt_page_out(t, "while registered");
+	if (pinned && lt_page_out(t, "while registered"))
+		return LT_SKIP;
 	ret = lt_unreg(t);
 	if (ret)
 		return ret;
 	if (pinned)	/* the backend's read prefault: it knows its holes */
 		(t->ops->populate ? t->ops->populate : mem_populate)(&t->m,
 								      PF_READ);
-	lt_page_out(t, "after unregistering");
+	if (lt_page_out(t, "after unregistering"))
+		return LT_SKIP;
 	lost = bytes_lost(t);
 	if (lost) {
 		lt_note(t, "data lost: %zu of %zu bytes differ from what READ_FIXED wrote",
@@ -98,10 +118,11 @@ static int lt_reclaim_pinned(struct lt *t) { return reclaim(t, true); }
 
 const struct lt_case lt_case_reclaim = {
 	.name = "reclaim", .run = lt_reclaim, .skip_flags = MEM_RDONLY,
-	.why_flags = "the buffer is read-only",
+	.why_flags = "the buffer is read-only", .why_not = reclaim_why_not,
 };
 
 const struct lt_case lt_case_reclaim_pinned = {
 	.name = "reclaim-pinned", .run = lt_reclaim_pinned,
 	.skip_flags = MEM_RDONLY, .why_flags = "the buffer is read-only",
+	.why_not = reclaim_why_not,
 };

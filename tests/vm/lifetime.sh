@@ -56,16 +56,21 @@ longpin) [ -z "$lost" ] || fail "data lost on $contract: $lost" ;;
 esac
 echo "known data loss on $kernel: ${lost:-none}"
 # update answers what the contract says for registering each type;
-# munmap, unreg-inflight, close-ring ran on every type the contract
-# lets register (none skipped for want of a file system or device)
+# munmap, reclaim, reclaim-pinned, unreg-inflight, close-ring ran on
+# every type the case applies to (longpin --lifetime CASE --list) and the
+# contract lets register (none skipped for want of a file system or
+# device), and on no other (reclaim: no DAX or hugetlb row, where
+# nothing is paged out)
 types=$("$LONGPIN" --list)
 for m in $types; do
 	want=$("$LONGPIN" --print-expected --expect "$contract" --mem "$m" --size 4M | cut -f5 | sort -u)
-	if [ "$want" = 0 ]; then
-		for c in munmap reclaim reclaim-pinned unreg-inflight close-ring; do
+	for c in munmap reclaim reclaim-pinned unreg-inflight close-ring; do
+		if ! "$LONGPIN" --lifetime $c --list | grep -qxF -- "$m"; then
+			[ -z "$(get lifetime-$c "$m" verdict)" ] || fail "$c $m: a row, though the case does not apply to $m"
+		elif [ "$want" = 0 ]; then
 			[ -n "$(get lifetime-$c "$m" verdict)" ] || fail "$c $m: no row, though $contract registers $m"
-		done
-	fi
+		fi
+	done
 	got=$(get lifetime-update "$m" result | sort -u)
 	[ "$want" = 0 ] || want=$(echo "$want" | sed 's/^-//')
 	[ "$got" = 0 ] || got=$(get lifetime-update "$m" errno | sort -u)
