@@ -333,12 +333,8 @@ schema-mix)
 	pass "schema 2 against schema 3: io_uring rows joined; a missing accel still refused" ;;
 real)
 	export TMPDIR=$T
-	"$LONGPIN" --mem anon --size 4M --prefault all --ios 64 --repeat 3 --csv "$T/a.csv" >"$T/l" 2>&1 || rc=$?
-	case ${rc:-0} in
-	0) ;;
-	77|2) cat "$T/l"; skip "longpin cannot run here: $(tail -1 "$T/l")" ;;
-	*) cat "$T/l"; fail "longpin anon: exit $rc" ;;
-	esac
+	run_longpin --mem anon --size 4M --prefault all --ios 64 --repeat 3 --csv "$T/a.csv"
+	ran_ok "longpin --mem anon"
 	"$LONGPIN" --mem memfd --size 4M --prefault all --ios 64 --repeat 3 --csv "$T/b.csv" >"$T/l" 2>&1 ||
 		{ cat "$T/l"; fail "longpin memfd failed"; }
 	"$LONGPIN" --mem anon --size 4M --ios 64 --repeat 3 --csv "$T/b.csv" >"$T/l" 2>&1 ||

@@ -83,6 +83,18 @@ expect)
 		[ "$(csv_get "$T/m.csv" 1 verdict) $(csv_get "$T/m.csv" 2 verdict)" = "pass fail" ] ||
 		fail "verdict column"
 	pass "--expect selects the contract; a mismatch fails with exit 1" ;;
+usage-fails)
+	# exit 2 (a usage error) fails the tests that run longpin for a row,
+	# never skips them: here a real usage error, an unknown --expect
+	printf '#!/bin/sh\nexec "%s" --expect no-such-contract "$@"\n' "$LONGPIN" >"$T/lp2"
+	chmod +x "$T/lp2"
+	for t in "compare.sh real" "selftest.sh accel" "fio.sh header"; do
+		rc=0
+		# shellcheck disable=SC2086 # script and case
+		LONGPIN=$T/lp2 bash "$REPO/tests/host/"$t >"$T/o" 2>&1 || rc=$?
+		[ "$rc" = 1 ] || fail "$t: exit $rc when longpin exits 2, want 1: $(tail -1 "$T/o")"
+	done
+	pass "compare/real, selftest/accel, fio/header fail on longpin's exit 2" ;;
 efault-expected)
 	# a row whose contract expects -EFAULT passes on that answer: longpin
 	# must not write every page to ask whether a full file system caused
@@ -268,7 +280,7 @@ accel)
 		[ "$a" = none ] || fail "$a, but /proc/cpuinfo has no hypervisor flag"
 	fi
 	run_longpin --mem anon --size 64K --no-io --csv "$T/r.csv"
-	[ "$rc" = 0 ] || skip "longpin --mem anon exit $rc here"
+	ran_ok "longpin --mem anon"
 	[ "$(csv_get "$T/r.csv" 1 accel)" = "$a" ] || fail "CSV accel '$(csv_get "$T/r.csv" 1 accel)', --print-accel '$a'"
 	[ "$(csv_get "$T/r.csv" 1 schema)" = 3 ] || fail "schema is not 3"
 	pass "accel $a in the CSV, as CPUID says" ;;
