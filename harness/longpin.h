@@ -88,6 +88,7 @@ struct opts {
 	bool have_seed;
 	bool have_size;			/* --size given (--torture's default differs) */
 	const char *torture_ops;	/* --ops LIST: a subset of the threads */
+	bool torture_list;		/* --torture --list */
 };
 
 /* One buffer of one memory type, set up by a backend. */
@@ -298,6 +299,8 @@ int lifetime_list(const char *name);
 /* torture.c: --torture SECONDS instead of the registration measurement */
 int torture_main(const struct mem_ops *ops, const struct opts *o,
 		 const struct contract *c);
+/* --torture --list: the memory types it applies to, one a line */
+void torture_list(void);
 
 /* output.c; NaN figures and negative counts are written as "-" */
 struct row {

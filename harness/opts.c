@@ -189,6 +189,11 @@ static int parse_num(struct opts *o, int c, const char *arg)
 		o->cycles = v;
 		break;
 	case OPT_TORTURE:
+		/* --torture --list: the memory types it applies to */
+		if (!strcmp(arg, "--list")) {
+			o->list = o->torture_list = true;
+			break;
+		}
 		errno = 0;
 		v = strtoul(arg, &end, 10);
 		if (*arg < '0' || *arg > '9' || *end || errno || !v || v > 3600)
@@ -434,6 +439,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	if (optind < argc)
 		return lp_err(LP_EUSAGE, "unexpected argument '%s': see longpin --help",
 			      argv[optind]);
+	if (o->torture_list) {
+		torture_list();
+		return -1;
+	}
 	/* --list: the memory types; with --lifetime CASE, main.c lists CASE's */
 	if (o->list && !o->lifetime) {
 		mem_list();

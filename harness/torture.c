@@ -28,9 +28,30 @@ const char *const tt_cnt_names[TC_NR] = {
 	"harness_err",
 };
 
+/*
+ * Count @c; an operation begun past the deadline (a thread finishing the
+ * first choices seq_hash covers) is counted in late_ops too, so that the
+ * operations of the seconds asked can be told from them.
+ */
 void tt_count(struct tt *t, enum tt_cnt c)
 {
 	__atomic_add_fetch(&t->cnt[c], 1, __ATOMIC_RELAXED);
+	if (c < TC_REG_OK && now_ns() >= t->deadline)
+		__atomic_add_fetch(&t->late, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * The memory types --torture applies to: every one, as the reg thread
+ * runs on each (the other threads' why_not() leave some out); whether
+ * one can be set up here is the run's to say (exit 77).
+ */
+void torture_list(void)
+{
+	const struct mem_ops *ops;
+	size_t i;
+
+	for (i = 0; (ops = mem_nth(i)); i++)
+		printf("%s\n", ops->name);
 }
 
 /* The first few failures, "; " separated, for the row's note. */
@@ -325,6 +346,9 @@ static size_t threads_run(struct tt *t, struct tt_thr *h, size_t n,
 		}
 	}
 	t->deadline = now_ns() + t->o->torture * 1000000000ULL;
+	/* LONGPIN_TEST_FAULT=torture-deadline: a run of 0 s (util.c) */
+	if (lp_test_fault("torture-deadline"))
+		t->deadline = now_ns();
 	for (i = 0; i < n && !ret; i++) {
 		if (pthread_create(&h[i].th, NULL, thr_main, &h[i]))
 			break;
@@ -349,7 +373,7 @@ static const char tt_header[] =
 	"reg,upd,io,remap,mremap,fork,madvise,truncate,punch,thp,compact,"
 	"mprotect,migrate,"
 	"reg_ok,reg_refused,reg_raced,reg_bad,io_ok,io_raced,io_bad,"
-	"child_faulted,op_err,harness_err,"
+	"child_faulted,op_err,harness_err,late_ops,"
 	"answers,vmpin_leak_kb,foll_pin_delta,hugetlb_rsvd_delta,kernel_reports,"
 	"verdict,note\n";
 
@@ -430,7 +454,7 @@ static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
 		(unsigned long long)e->seq, e->threads, e->names);
 	for (i = 0; i < TC_NR; i++)
 		fprintf(f, ",%lu", t->cnt[i]);
-	fprintf(f, ",%s,%ld", ans, e->leak);
+	fprintf(f, ",%lu,%s,%ld", t->late, ans, e->leak);
 	put_opt(f, ",%ld", e->delta, e->delta != LONG_MIN, ",-");
 	put_opt(f, ",%ld", e->rsvd, e->rsvd != LONG_MIN, ",-");
 	put_opt(f, ",%ld", e->reports, e->reports >= 0, ",-");
@@ -452,6 +476,7 @@ static void summary(FILE *f, const struct tt *t, const struct tt_end *e)
 	fputs("  ops:     ", f);
 	for (i = 0; i < TC_REG_OK; i++)
 		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);
+	fprintf(f, " (late %lu)", t->late);
 	fputs("\n  outcomes:", f);
 	for (i = TC_REG_OK; i < TC_NR; i++)
 		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);

@@ -85,6 +85,7 @@ struct tt {
 	pthread_mutex_t lock;		/* note */
 	unsigned long chg, chg_active;	/* content-changing ops: begun+ended, running */
 	unsigned long cnt[TC_NR];
+	unsigned long late;		/* operations begun past the deadline */
 	char note[512];
 };
 

@@ -49,6 +49,8 @@ void lp_warn(const char *fmt, ...)
  *               case and keeps it until after the leak check
  *   unreg-fail  --lifetime: lt_unreg() unregisters, then answers what the
  *               kernel says to a second unregistration (-ENXIO)
+ *   torture-deadline  --torture: the deadline passes as the threads
+ *               start, a run of 0 s (tests/host/torture.sh floor)
  * Is @name among them?
  */
 bool lp_test_fault(const char *name)

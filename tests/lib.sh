@@ -167,3 +167,40 @@ need_kernel() {
 		command -v apt-get >/dev/null || skip "no apt-get to fetch $1" ;;
 	esac
 }
+
+# torture_short LIST HOST GUEST SECONDS: the memory types of LIST (longpin
+# --torture --list) whose run in the torture CSV GUEST is missing or did
+# too little, one a line with why (nothing: all held). A type of LIST
+# without a row should have run and did not. The floor is derived from
+# HOST, the same types' rows of a run on this machine: the operations
+# begun within the deadline (all but late_ops) must reach
+# TORTURE_FLOOR_FRACTION of the type's operations per second on the
+# host, times SECONDS; a type the host could not run is held to the
+# host's slowest. 1/10,000: the debug kernel under TCG did 1/370 of the
+# host's rate alone and 1/2,700 beside two other guests (anon-thp, 1,860
+# and 256 operations in 10 s against 68,800/s here; README "Torture").
+TORTURE_FLOOR_FRACTION=0.0001
+torture_short() {
+	local list=$1 host=$2 guest=$3 secs=$4
+	# shellcheck disable=SC2016 # awk's $
+	local ops='s = 0; for (j = col("ops") + 1; j < col("reg_ok"); j++) s += $j; s -= $col("late_ops")'
+	{
+		csv_awk "$host" 'NR > 1 { '"$ops"'; print "host " $col("memtype") " " s / $col("seconds") }'
+		csv_awk "$guest" 'NR > 1 { '"$ops"'; print "guest " $col("memtype") " " s }'
+		sed 's/^/want /' "$list"
+	} | awk -v secs="$secs" -v f="$TORTURE_FLOOR_FRACTION" '
+		$1 == "host" { rate[$2] = $3; if (min == "" || $3 < min) min = $3; next }
+		$1 == "guest" { done[$2] = $3; next }
+		{ want[++n] = $2 }
+		END {
+			for (i = 1; i <= n; i++) {
+				m = want[i]; r = m in rate ? rate[m] : min
+				if (!(m in done)) { print m ": no row (it should have run)"; continue }
+				floor = int(f * r * secs)
+				if (floor < 1) floor = 1
+				if (done[m] < floor)
+					printf "%s: %d operations within %d s, want %d (%s of %.0f/s on the host%s)\n",
+						m, done[m], secs, floor, f, r, m in rate ? "" : ", its slowest type"
+			}
+		}'
+}

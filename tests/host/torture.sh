@@ -85,6 +85,27 @@ hugetlb)
 	at_least reg_ok 10
 	at_least io_ok 10
 	pass "$(figures)" ;;
+floor)
+	# vm/*/torture's floor (torture_short, tests/lib.sh) on runs of this
+	# machine: a run of 0 s (LONGPIN_TEST_FAULT=torture-deadline: every
+	# operation past the deadline, made to finish the hashed choices)
+	# falls short however many it made; a run of the second asked holds;
+	# a type that should have run and has no row is named
+	csv=$T/host.csv; tt anon 1M 1 --concurrent
+	csv=$T/one.csv; tt anon 1M 1 --concurrent
+	csv=$T/zero.csv; LONGPIN_TEST_FAULT=torture-deadline tt anon 1M 1 --concurrent
+	zero_ops=$(csv_awk "$csv" 'NR > 1 { for (j = col("ops") + 1; j < col("reg_ok"); j++) s += $j; print s }')
+	[ "$(col late_ops)" = "$zero_ops" ] || fail "a run of 0 s: late_ops $(col late_ops) of $zero_ops operations"
+	echo anon >"$T/list"
+	short=$(torture_short "$T/list" "$T/host.csv" "$T/one.csv" 1)
+	[ -z "$short" ] || fail "a run of 1 s falls short: $short"
+	zshort=$(torture_short "$T/list" "$T/host.csv" "$T/zero.csv" 1)
+	echo "$zshort" | grep -q "^anon: 0 operations within 1 s, want [0-9]" ||
+		fail "a run of 0 s ($zero_ops operations, all late) holds: '$zshort'"
+	printf 'anon\nmemfd\n' >"$T/list"
+	short=$(torture_short "$T/list" "$T/host.csv" "$T/one.csv" 1)
+	[ "$short" = "memfd: no row (it should have run)" ] || fail "a missing type: '$short'"
+	pass "a run of 0 s ($zero_ops operations past the deadline) falls short: $zshort; 1 s holds; a missing type is named" ;;
 seed)
 	# a seed repeats every thread's first choices (seq_hash); it is
 	# printed on stderr and recorded
