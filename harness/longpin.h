@@ -186,6 +186,13 @@ int kmsg_open(void);
 long kmsg_reports(int fd, char *first, size_t n);
 int smaps_range(const void *addr, size_t len, struct smaps_sum *s);
 long resident_pages(void *addr, size_t len);
+/* the zero page's pfns that a buffer maps, as up to LP_ZERO_RANGES ranges */
+#define LP_ZERO_RANGES 4
+struct zero_pfns {
+	int nranges;
+	uint64_t lo[LP_ZERO_RANGES], hi[LP_ZERO_RANGES];
+};
+long zero_page_ptes(const void *addr, size_t len, struct zero_pfns *z);
 bool have_cap_ipc_lock(void);
 long meminfo_kb(const char *key);
 

@@ -179,3 +179,75 @@ int kcounters_read(long out[LP_NR_KCOUNTERS])
 	}
 	return 0;
 }
+
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+#define KPF_ZERO_PAGE	24
+
+/* Is @pfn the zero page or part of the huge zero page (/proc/kpageflags)? */
+static bool pfn_is_zero(int kpf, uint64_t pfn)
+{
+	uint64_t flags;
+
+	if (pread(kpf, &flags, 8, pfn * 8) != 8)
+		return false;
+	return flags & (1ULL << KPF_ZERO_PAGE);
+}
+
+/* Add @pfn to the ranges of @z ("0x2a4b 0x10000-0x101ff"). */
+static void zero_add(struct zero_pfns *z, uint64_t pfn)
+{
+	int i;
+
+	for (i = 0; i < z->nranges; i++) {
+		if (pfn >= z->lo[i] && pfn <= z->hi[i])
+			return;
+		if (pfn == z->hi[i] + 1) {
+			z->hi[i] = pfn;
+			return;
+		}
+	}
+	if (z->nranges < LP_ZERO_RANGES) {
+		z->lo[z->nranges] = z->hi[z->nranges] = pfn;
+		z->nranges++;
+	}
+}
+
+/*
+ * How many 4 KiB pages of [@addr, +@len) map the zero page or the huge
+ * zero page, and at which pfns (as root: /proc/self/pagemap gives pfns,
+ * /proc/kpageflags says KPF_ZERO_PAGE). -1: not known (not root, no
+ * CONFIG_PROC_PAGE_MONITOR).
+ */
+long zero_page_ptes(const void *addr, size_t len, struct zero_pfns *z)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	int kpf = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	uint64_t e, pfn, last = 0;
+	long n = -1;
+	size_t i;
+
+	z->nranges = 0;
+	if (pm < 0 || kpf < 0)
+		goto out;
+	for (i = 0, n = 0; i < len / 4096; i++) {
+		if (pread(pm, &e, 8, ((uintptr_t)addr / 4096 + i) * 8) != 8) {
+			n = -1;
+			break;
+		}
+		pfn = e & PM_PFN_MASK;
+		if (!(e & PM_PRESENT) || !pfn)
+			continue;	/* not mapped, or no pfns shown: not root */
+		if (pfn != last && !pfn_is_zero(kpf, pfn))
+			continue;
+		last = pfn;
+		zero_add(z, pfn);
+		n++;
+	}
+out:
+	if (pm >= 0)
+		close(pm);
+	if (kpf >= 0)
+		close(kpf);
+	return n;
+}

@@ -2,11 +2,11 @@
 # longpin-vm, phase: channel. How the guest's output, results and exit
 # status come back: QEMU serial ports on FIFOs, read while it runs and
 # decoded after it stopped (the guest's side is vm/guest/init); and the
-# kernel reports (WARN_RE) found in its dmesg or console.
+# kernel reports (WARN_RE, vm/lib/reports.sh) found in its dmesg or console.
 
-# the lines not to count as reports: LONGPIN_DMESG_ALLOW's and the known
-# false positives (KNOWN_FALSE_RE)
-allow_re() { printf '%s' "${LONGPIN_DMESG_ALLOW:+$LONGPIN_DMESG_ALLOW|}$KNOWN_FALSE_RE"; }
+# the lines not to count as reports: LONGPIN_DMESG_ALLOW's (the known
+# false reports are taken out before, by known_false)
+allow_re() { printf '%s' "${LONGPIN_DMESG_ALLOW:-$NO_LINE_RE}"; }
 
 # the first kernel report in a log, whole (up to 40 lines), so that a CI log
 # shows the call trace and not only the headline
@@ -94,15 +94,15 @@ channel_decode() {
 		[[ -f $TMPD/started ]] || return 99
 		die "run $name: the guest stopped before reporting an exit status; console log: $console" 4
 	fi
-	local scan=$RUNDIR/dmesg.txt
+	local scan=$RUNDIR/dmesg.txt known
 	[[ -s $scan ]] || scan=$console
+	known=$(known_false "$scan" "$RUNDIR/dmesg.judged")
+	scan=$RUNDIR/dmesg.judged
 	local hits
 	# LONGPIN_DMESG_ALLOW: a regex of lines a test provokes on purpose
 	# (gup_test -ct dumps pages: "page dumped because: gup_test: ...")
 	hits=$(grep -E "$WARN_RE" "$scan" | grep -Ev "$(allow_re)" || true)
-	local known
-	known=$(grep -E "$WARN_RE" "$scan" | grep -Ec "$KNOWN_FALSE_RE" || true)
-	((known == 0)) || stage "run $name: $known known false report(s) allowed: gup_test's zero-page warning (KNOWN_FALSE_RE in vm/longpin-vm)"
+	((known == 0)) || stage "run $name: $known known false report(s) allowed: gup_test's warning on a zero page longpin announced (known_false, vm/lib/reports.sh)"
 	if [[ -n $hits ]]; then
 		say "kernel reported problems (full dmesg: $RUNDIR/dmesg.txt):"
 		printf '%s\n' "$hits" >&2
