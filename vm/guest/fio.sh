@@ -150,8 +150,11 @@ while IFS='|' read -r g pair mem target rw missing; do
 $mt
 EOT
 	prefault=$(fio_prefault "$rw")
-	# the running kernel's contract decides the verdict
-	exp=$("$LONGPIN" --print-expected --mem "$memtype" --prefault "$prefault" --size "$regsize" 2>/dev/null | tail -n 1)
+	# the running kernel's contract decides the verdict; longpin failing
+	# to say is no "unchecked" pair
+	exp=$("$LONGPIN" --print-expected --mem "$memtype" --prefault "$prefault" --size "$regsize" 2>"$OUT/.expected.err") ||
+		die "$LONGPIN --print-expected --mem $memtype failed: $(tail -n 1 "$OUT/.expected.err")"
+	exp=$(echo "$exp" | tail -n 1)
 	IFS=$tab read -r contract _ _ _ expected nofault <<EOT
 $exp
 EOT
@@ -164,6 +167,7 @@ EOT
 	# has an empty value (filename=${LONGPIN_PMEM} unset), sections or not
 	case " $files " in *" $jobs/$g.fio "*) ;; *) files="$files $jobs/$g.fio" ;; esac
 done <"$list"
+rm -f "$OUT/.expected.err"
 
 # The runs: fio costs ~2 s to start under TCG and ~0.3 s per job, so each
 # repeat is ONE fio invocation over all job files; stonewall (global.inc)
