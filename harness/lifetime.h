@@ -86,6 +86,8 @@ bool lt_expect(struct lt *t);
  * or LT_SKIP (the note says why) when nothing could be paged out
  */
 int lt_page_out(struct lt *t, const char *when);
+/* lt_reclaim.c: the compare after reclaim, its note and t->lost */
+int lt_data_lost(struct lt *t, size_t lost, const char *writer);
 /* lt_cycles.c: nr_foll_pin balanced over @n cycles answering @answer */
 int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
 int lt_mem_up(struct lt *t, int *pop);

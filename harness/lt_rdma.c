@@ -297,7 +297,6 @@ static int reclaim_run(struct lt *t, struct pinner *p, struct loop *l)
 {
 	struct pin_answer a = { .pinned = -1 };
 	long v0 = vmpin_kb();
-	size_t lost;
 	int ret;
 
 	p->ops->pin(p, &t->m, &a);
@@ -319,16 +318,7 @@ static int reclaim_run(struct lt *t, struct pinner *p, struct loop *l)
 		return LT_SKIP;
 	lt_note(t, "%ld of %zu pages resident after the page-out",
 		resident_pages(t->m.addr, t->m.len), t->m.len / 4096);
-	lost = bytes_lost(t, l->src);
-	if (lost) {
-		lt_note(t, "data lost: %zu of %zu bytes differ from what the RDMA WRITE wrote",
-			lost, t->m.len);
-		strcpy(t->check, "mismatch");
-		t->lost = true;
-		return -EIO;
-	}
-	strcpy(t->check, "ok");
-	return 0;
+	return lt_data_lost(t, bytes_lost(t, l->src), "the RDMA WRITE");
 }
 
 static int rdma_reclaim(struct lt *t, struct pinner *p)

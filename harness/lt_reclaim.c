@@ -26,6 +26,24 @@ static size_t bytes_lost(struct lt *t)
 }
 
 /*
+ * After every step held: @lost bytes of the buffer differ from what
+ * @writer put there. Some: the data check failed, -EIO, and the row has
+ * shown the one thing a "defect" contract row names (t->lost); none: 0.
+ */
+int lt_data_lost(struct lt *t, size_t lost, const char *writer)
+{
+	if (!lost) {
+		strcpy(t->check, "ok");
+		return 0;
+	}
+	lt_note(t, "data lost: %zu of %zu bytes differ from what %s wrote",
+		lost, t->m.len, writer);
+	strcpy(t->check, "mismatch");
+	t->lost = true;
+	return -EIO;
+}
+
+/*
  * Can reclaim be asked for @ops's pages? Not for DAX memory (it is the
  * device's, never paged out) nor hugetlb (MADV_PAGEOUT answers EINVAL): a
  * reclaim case there would compare data nothing touched.
@@ -80,7 +98,7 @@ int lt_page_out(struct lt *t, const char *when)
 static int reclaim(struct lt *t, bool pinned)
 {
 	char *buf = t->m.addr;
-	size_t off, n, lost;
+	size_t off, n;
 	int ret;
 
 	ret = lt_reg(t);
@@ -100,16 +118,7 @@ static int reclaim(struct lt *t, bool pinned)
 								      PF_READ);
 	if (lt_page_out(t, "after unregistering"))
 		return LT_SKIP;
-	lost = bytes_lost(t);
-	if (lost) {
-		lt_note(t, "data lost: %zu of %zu bytes differ from what READ_FIXED wrote",
-			lost, t->m.len);
-		strcpy(t->check, "mismatch");
-		t->lost = true;
-		return -EIO;
-	}
-	strcpy(t->check, "ok");
-	return 0;
+	return lt_data_lost(t, bytes_lost(t), "READ_FIXED");
 }
 
 static int lt_reclaim(struct lt *t) { return reclaim(t, false); }
