@@ -101,8 +101,9 @@ efault-expected)
 	# it (it did, and a full disk turned the pass into an exit 77)
 	is_root || skip "needs root to mount a small ext4"
 	command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4 (apt-get install -y e2fsprogs)"
-	[ "$("$LONGPIN" --print-expected --mem file-shared --prefault none --size 4M | cut -f5)" = -EFAULT ] ||
-		skip "file-shared is not -EFAULT under this kernel's contract"
+	run_longpin --print-expected --mem file-shared --prefault none --size 4M
+	ran_ok "longpin --print-expected"
+	[ "$(cut -f5 "$T/out")" = -EFAULT ] || skip "file-shared is not -EFAULT under this kernel's contract"
 	truncate -s 32M "$T/ext4.img" && mkfs.ext4 -q "$T/ext4.img" && mkdir "$T/mnt" ||
 		fail "cannot make an ext4 image"
 	mount -o loop "$T/ext4.img" "$T/mnt" || skip "cannot loop-mount an ext4 image here"
