@@ -307,7 +307,7 @@ int lifetime_list(const char *name);
 int torture_main(const struct mem_ops *ops, const struct opts *o,
 		 const struct contract *c);
 /* --torture --list: the memory types it applies to, one a line */
-void torture_list(void);
+int torture_list(void);
 
 /* output.c; NaN figures and negative counts are written as "-" */
 struct row {

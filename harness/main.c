@@ -348,6 +348,8 @@ int main(int argc, char **argv)
 	ret = opts_parse(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? LP_OK : ret;
+	if (o.list && o.torture_list)
+		return torture_list();
 	if (o.list)
 		return lifetime_list(o.lifetime);
 	ops = mem_find(o.mem);

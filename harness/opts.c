@@ -439,12 +439,11 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	if (optind < argc)
 		return lp_err(LP_EUSAGE, "unexpected argument '%s': see longpin --help",
 			      argv[optind]);
-	if (o->torture_list) {
-		torture_list();
-		return -1;
-	}
-	/* --list: the memory types; with --lifetime CASE, main.c lists CASE's */
-	if (o->list && !o->lifetime) {
+	/*
+	 * --list: the memory types; with --lifetime CASE or as --torture
+	 * --list, main.c lists the types the mode applies to
+	 */
+	if (o->list && !o->lifetime && !o->torture_list) {
 		mem_list();
 		return -1;
 	}

@@ -45,13 +45,14 @@ void tt_count(struct tt *t, enum tt_cnt c)
  * runs on each (the other threads' why_not() leave some out); whether
  * one can be set up here is the run's to say (exit 77).
  */
-void torture_list(void)
+int torture_list(void)
 {
 	const struct mem_ops *ops;
 	size_t i;
 
 	for (i = 0; (ops = mem_nth(i)); i++)
 		printf("%s\n", ops->name);
+	return LP_OK;
 }
 
 /* The first few failures, "; " separated, for the row's note. */
