@@ -39,7 +39,7 @@ cleanup() {
 	fi
 	if [[ -n ${SLEEPER_PID:-} ]]; then kill "$SLEEPER_PID" 2>/dev/null || true; fi
 	local p
-	for p in ${READER_PID:-} ${OUT_PID:-} ${ERR_PID:-} ${CHILD_PID:-}; do kill "$p" 2>/dev/null || true; done
+	for p in ${READER_PID:-} ${OUT_PID:-} ${ERR_PID:-} ${CHILD_PID:-} ${WATCHDOG_PID:-}; do kill "$p" 2>/dev/null || true; done
 	if [[ -n ${CHILD_PID:-} ]]; then wait "$CHILD_PID" 2>/dev/null || true; fi
 	[[ -n $TMPD && -d $TMPD ]] && rm -rf "$TMPD"
 	return $rc
