@@ -165,6 +165,16 @@ torture_report() {
 	} >"$out/torture.md"
 }
 
+# the accelerator of every guest of this run, proved by a boot of the
+# first VM kernel (vm/lib/accel.sh), said once and kept in RUN.txt
+accel_line=
+for k in "${list[@]}"; do
+	[ "$k" = host ] && continue
+	accel_line=$(vm/longpin-vm accel --kernel "$k") || exit $?
+	stage "$accel_line"
+	break
+done
+
 failed=()
 i=0
 for k in "${list[@]}"; do
@@ -189,6 +199,7 @@ done
 	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo -)$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 	echo "date: $(date -u +%FT%TZ)"
 	echo "host: $(uname -r), $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)" GiB"}' /proc/meminfo)"
+	[ -z "$accel_line" ] || echo "$accel_line"
 	for c in "${csvs[@]}"; do
 		echo "kernel $(basename "$c" .csv): $(awk -F, 'NR == 2 {print $4; exit}' "$c")"
 	done

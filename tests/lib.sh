@@ -121,18 +121,42 @@ free_hugepages() {
 	awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo
 }
 
-# reserve_hugepages N: make N 2 MiB pages free (root), restored at exit.
+# huge_seen: the huge page counts of /proc/meminfo on one line
+huge_seen() {
+	awk '/^HugePages_(Total|Free|Rsvd|Surp)/ { sub(/:/, ""); printf "%s%s %s", n++ ? ", " : "", $1, $2 }' /proc/meminfo
+}
 
-reserve_hugepages() {
-	local need=$1 f=/proc/sys/vm/nr_hugepages old free
-	[ -w "$f" ] || skip "needs $need free huge pages and root to reserve them"
-	old=$(cat "$f")
+# hugepages_try N: make N 2 MiB pages free (root; nr_hugepages put back at
+# exit); 1 when they cannot be had, HUGEPAGES_WHY saying what was seen
+hugepages_try() {
+	local need=$1 f=/proc/sys/vm/nr_hugepages old free want got
 	free=$(free_hugepages)
 	[ "$free" -ge "$need" ] && return 0
-	echo $((old + need - free)) >"$f"
+	if [ ! -w "$f" ]; then
+		HUGEPAGES_WHY="wanted $need free 2 MiB pages, $free free ($(huge_seen)); root could reserve them"
+		return 1
+	fi
+	old=$(cat "$f")
+	want=$((old + need - free))
+	echo "$want" >"$f" 2>/dev/null
 	on_exit "echo $old > $f"
 	free=$(free_hugepages)
-	[ "$free" -ge "$need" ] || skip "could reserve only $free of $need huge pages (memory too fragmented)"
+	[ "$free" -ge "$need" ] && return 0
+	got=$(cat "$f")
+	HUGEPAGES_WHY="wanted $need free 2 MiB pages, $free free after nr_hugepages $old -> $got ($(huge_seen))"
+	# which it is: the pages are there but reserved (by a mapping, or a
+	# count a kernel leaked), or the kernel could not allocate them
+	if [ "$got" -ge "$want" ]; then
+		HUGEPAGES_WHY+=": pages allocated, but reserved"
+	else
+		HUGEPAGES_WHY+=": the kernel allocated $got of $want (too little contiguous memory)"
+	fi
+	return 1
+}
+
+# reserve_hugepages N: hugepages_try N, or skip the test naming what was seen
+reserve_hugepages() {
+	hugepages_try "$1" || skip "$HUGEPAGES_WHY"
 }
 
 # no_leftovers DIR: no longpin temp file remains in DIR.

@@ -78,13 +78,6 @@ anon-thp)
 	is_root && at_least compact 1
 	at_least io_ok 100
 	pass "$(figures); thp $(col thp) compact $(col compact)" ;;
-hugetlb)
-	reserve_hugepages 8
-	tt hugetlb 8M 3
-	row_ok 1000
-	at_least reg_ok 10
-	at_least io_ok 10
-	pass "$(figures)" ;;
 floor)
 	# vm/*/torture's floor (torture_short, tests/lib.sh) on runs of this
 	# machine: a run of 0 s (LONGPIN_TEST_FAULT=torture-deadline: every

@@ -20,6 +20,10 @@ check "--kernel is missing" run -- true
 check "--timeout 'x'" run --kernel stock --timeout x -- true
 check "does not exist" run --kernel stock --add /nonexistent/x:/x -- true
 check "kernels: unknown option '--x'" kernels --x
+check "accel: unexpected '--x'" accel --x
+check "accel: --image '/nonexistent/bz' is not a file" accel --image /nonexistent/bz
+check "unknown kernel 'nope'" accel --kernel nope
+LONGPIN_ACCEL=fast check "LONGPIN_ACCEL='fast': give kvm, tcg or leave it unset" accel --image "$0"
 # the one list of kernel names that run.sh and the tests ask for
 names=$("$LPVM" kernels --names | paste -sd,)
 [[ $names == stock,patched,patched-debug,patched-unchunked,debian-6.1,debian-6.12 ]] ||

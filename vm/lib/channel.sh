@@ -19,6 +19,8 @@ report_excerpt() { # log
 		return 0
 	done < <(grep -nE "$WARN_RE" "$1")
 }
+# has_report LOG: LOG has a kernel report (not an allowed line)
+has_report() { grep -E "$WARN_RE" "$1" | grep -Evq "$(allow_re)"; }
 # a guest that hung or died: every report headline, then the first report whole
 print_reports() { # log
 	grep -E "$WARN_RE" "$1" || true
@@ -76,8 +78,8 @@ channel_close() {
 
 # channel_decode NAME OUT: CMD's exit status from the control channel, the
 # guest's /results unpacked into OUT, its dmesg in RUNDIR and scanned: 3 for
-# a kernel report after a clean exit, 99 when the guest stopped before the
-# command started
+# a kernel report after a clean exit, 99 when QEMU failed to start (no
+# console output, QEMU's exit status not 0)
 channel_decode() {
 	local name=$1 out=$2 chan=$RUNDIR/channel.txt console=$BOOT_CONSOLE rc
 	rc=$(sed -n 's/^LONGPIN-EXIT \([0-9]*\)$/\1/p' "$chan" | tail -n1)
@@ -90,8 +92,11 @@ channel_decode() {
 	sed -n '/^LONGPIN-DMESG-BEGIN$/,/^LONGPIN-DMESG-END$/p' "$chan" | sed '1d;$d' >"$RUNDIR/dmesg.txt"
 	stage "run $name: results in $out; dmesg $RUNDIR/dmesg.txt; total $(_fmt_s $((BOOT_QEND - BOOT_QSTART))) s"
 	if [[ -z $rc ]]; then
+		# QEMU failed on the host's side: not a byte from the guest
+		[[ ! -s $console ]] && ((BOOT_QEMU_RC != 0)) && return 99
 		print_reports "$console" >&2
-		[[ -f $TMPD/started ]] || return 99
+		[[ -f $TMPD/started ]] ||
+			die "run $name: the guest stopped while booting, before the command started$(has_report "$console" && echo ', with a kernel report (above)'); console log: $console" 4
 		die "run $name: the guest stopped before reporting an exit status; console log: $console" 4
 	fi
 	local scan=$RUNDIR/dmesg.txt known

@@ -9,6 +9,10 @@ _fmt_s() { # microseconds -> N.N
 	local us=$1
 	printf '%d.%d' $((us / 1000000)) $(((us % 1000000) / 100000))
 }
+_fmt_min() { # microseconds -> "M min S s"
+	local s=$(($1 / 1000000))
+	printf '%d min %02d s' $((s / 60)) $((s % 60))
+}
 stage() { printf '[%s +%ss] %s\n' "$(date +%H:%M:%S)" "$(_fmt_s $(($(_now_us) - T0)))" "$*" >&2; }
 say() { printf 'longpin-vm: %s\n' "$*" >&2; }
 usage_err() { printf 'longpin-vm: error: %s\n' "$*" >&2; exit 2; }
@@ -39,7 +43,7 @@ cleanup() {
 	fi
 	if [[ -n ${SLEEPER_PID:-} ]]; then kill "$SLEEPER_PID" 2>/dev/null || true; fi
 	local p
-	for p in ${READER_PID:-} ${OUT_PID:-} ${ERR_PID:-} ${CHILD_PID:-}; do kill "$p" 2>/dev/null || true; done
+	for p in ${READER_PID:-} ${OUT_PID:-} ${ERR_PID:-} ${CHILD_PID:-} ${WATCHDOG_PID:-} ${PROGRESS_PID:-}; do kill "$p" 2>/dev/null || true; done
 	if [[ -n ${CHILD_PID:-} ]]; then wait "$CHILD_PID" 2>/dev/null || true; fi
 	[[ -n $TMPD && -d $TMPD ]] && rm -rf "$TMPD"
 	return $rc

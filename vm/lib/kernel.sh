@@ -156,10 +156,13 @@ build_kernel() {
 	((${#lost[@]} == 0)) || die "build $name: these ${frags[*]#"$REPO/"} options did not survive olddefconfig (missing dependencies?): ${lost[*]}"
 	if ! cmp -s "$cfg/.config" "$obj/.config"; then cp "$cfg/.config" "$obj/.config"; fi
 	stage "build $name: make -j$NPROC bzImage (CC=\"$cc\", O=$obj)"
+	build_progress_start "$name" "$obj"
 	if ! vq make -C "$src" O="$obj" CC="$cc" -j"$NPROC" bzImage; then
+		build_progress_stop
 		((VERBOSE)) || tail -n 40 "$LOG" >&2
 		die "build $name: make failed (full log: $LOG)"
 	fi
+	build_progress_stop "$obj"
 	mkdir -p "$out.new"
 	cp "$obj/arch/x86/boot/bzImage" "$out.new/bzImage"
 	cp "$obj/.config" "$out.new/config"
@@ -171,6 +174,40 @@ build_kernel() {
 	# shellcheck disable=SC2012 # ls -t: newest first; the names are our own
 	ls -dt "$CACHE/kernels/$name"-???????????????? 2>/dev/null | tail -n +4 | xargs -r rm -rf
 	stage "build $name: done in $(_fmt_s $(($(_now_us) - bstart))) s -> $out/bzImage ($(cat "$out/release"))"
+}
+
+# build_progress_start NAME OBJ: while make runs, a stage line every 30 s
+# (LONGPIN_PROGRESS_S): the objects compiled so far against the count of
+# the last build of that tree (OBJ/.longpin-objects), or an estimate
+# before the first one, and the time since the start
+BUILD_OBJECTS_GUESS=1300  # a cold build of tinyconfig + vm/kernel.config, 6.1
+build_progress_start() {
+	local name=$1 obj=$2 total every=${LONGPIN_PROGRESS_S:-30}
+	mktmp
+	: >"$TMPD/build-start"
+	total=$(cat "$obj/.longpin-objects" 2>/dev/null) || total="~$BUILD_OBJECTS_GUESS (a guess: no earlier build)"
+	(
+		trap - EXIT INT TERM
+		t0=$(_now_us) next=$every
+		while sleep 1; do
+			(($(_now_us) - t0 >= next * 1000000)) || continue
+			next=$((next + every))
+			n=$(find "$obj" -name '*.o' -newer "$TMPD/build-start" | wc -l)
+			stage "build $name: $n of $total objects compiled, $(_fmt_min $(($(_now_us) - t0)))"
+		done
+	) &
+	PROGRESS_PID=$!
+}
+# build_progress_stop [OBJ]: stop the lines; after a build that passed,
+# OBJ's object count is the next build's reference
+build_progress_stop() {
+	if [[ -n ${PROGRESS_PID:-} ]]; then
+		kill "$PROGRESS_PID" 2>/dev/null || true
+		wait "$PROGRESS_PID" 2>/dev/null || true
+	fi
+	PROGRESS_PID=
+	[[ -n ${1:-} ]] && find "$1" -name '*.o' | wc -l >"$1/.longpin-objects"
+	return 0
 }
 
 kernel_image() { # name -> path of the kernel image (builds/fetches if missing)

@@ -1,32 +1,12 @@
 # shellcheck shell=bash
-# longpin-vm, phase: qemu. The accelerator, the QEMU command line with
+# longpin-vm, phase: qemu. The QEMU command line with
 # its NVDIMMs, the prepared NVDIMM images, the guest's kernel and
 # initramfs, the run directory and one boot of the guest.
 
 NVDIMM_GOLDEN=         # nvdimm_prepare: the directory of the prepared images
-ACCEL=
-accel() {
-	[[ -z $ACCEL ]] || { echo "$ACCEL"; return; }
-	case ${LONGPIN_ACCEL:-auto} in
-	kvm | tcg) echo "$LONGPIN_ACCEL" ;;
-	*) if [[ -r /dev/kvm && -w /dev/kvm ]] && kvm_works; then echo kvm; else echo tcg; fi ;;
-	esac
-}
-kvm_works() { # /dev/kvm may exist and still fail to run a vCPU (nested sandboxes):
-	# boot SeaBIOS for 3 s; QEMU dies at once when KVM cannot run it.  Cached per host kernel.
-	local f=$CACHE/kvm-probe id rc=0
-	id="$(uname -r) $(stat -c %Y /usr/bin/qemu-system-x86_64)"
-	if [[ -f $f && $(head -n1 "$f") == "$id" ]]; then [[ $(tail -n1 "$f") == yes ]]; return; fi
-	timeout 3 qemu-system-x86_64 -accel kvm -cpu max -machine pc -nodefaults -display none \
-		-monitor none -serial none >/dev/null 2>&1 </dev/null || rc=$?
-	mkdir -p "$CACHE"
-	if ((rc == 124)); then printf '%s\nyes\n' "$id" >"$f"; else printf '%s\nno\n' "$id" >"$f"; fi
-	((rc == 124))
-}
 qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
-	local name=$1 kern=$2 initrd=$3 mode=$4 extra=${5:-} acc cpu
-	ACCEL=$(accel)
-	acc=$ACCEL
+	local name=$1 kern=$2 initrd=$3 mode=$4 extra=${5:-} cpu
+	accel_announce "$kern"
 	# No 5-level paging: 6.1 with KASAN and LA57 reports a false
 	# "wild-memory-access" when an interrupt lands while identify_cpu()
 	# has cleared boot_cpu_data's capabilities (pgtable_l5_enabled() and so
@@ -55,7 +35,7 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 	local append="console=ttyS0 panic=-1 loglevel=${LOGLEVEL:-5} log_buf_len=1M hugepages=$HUGEPAGES"
 	append+=" brd.${BRD_PARAMS// / brd.} null_blk.$NULLB_PARAMS random.trust_cpu=on secretmem.enable=1 longpin.kernel=$name longpin.mode=$mode${extra:+ $extra}"
 	# shellcheck disable=SC2054 # commas are part of QEMU options
-	QEMU_ARGS=(qemu-system-x86_64 -accel "$acc" -machine pc,nvdimm=on -cpu "$cpu" -smp 2,sockets=2,cores=1,threads=1
+	QEMU_ARGS=(qemu-system-x86_64 -accel "$ACCEL" -machine pc,nvdimm=on -cpu "$cpu" -smp 2,sockets=2,cores=1,threads=1
 		-m "$GUEST_MEM,slots=4,maxmem=8G" -nodefaults -vga none -display none -no-reboot
 		-object "memory-backend-ram,id=ram0,size=$node_mem" -numa "node,nodeid=0,cpus=0,memdev=ram0"
 		-object "memory-backend-ram,id=ram1,size=$node_mem" -numa "node,nodeid=1,cpus=1,memdev=ram1"
@@ -72,7 +52,7 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 # (about 3.5 s of every boot under TCG). The key covers the guest init,
 # the sizes and the tools that wrote them.
 nvdimm_prepare() {
-	local name=$1 key dir log=$CACHE/logs/nvdimm-prepare.log rc=0
+	local name=$1 key dir log=$CACHE/logs/nvdimm-prepare.log
 	key=$({ echo "$NVDIMM_RECIPE $NVDIMM_BIG $NVDIMM_SMALL"; sha256sum "$GUEST_INIT" | cut -d' ' -f1
 		bins_key /usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs; } | sha)
 	dir=$CACHE/nvdimm/$key
@@ -82,9 +62,19 @@ nvdimm_prepare() {
 	mkdir -p "$CACHE/logs" "$CACHE/nvdimm"
 	qemu_args "$name" "$KIMG" "$INITRD" prepare
 	((VERBOSE)) && printf '+ %s\n' "$(printf '%q ' "${QEMU_ARGS[@]}" -serial "file:$log")" >&2
-	timeout 600 "${QEMU_ARGS[@]}" -serial "file:$log" </dev/null >/dev/null 2>&1 || rc=$?
+	: >"$log"
+	"${QEMU_ARGS[@]}" -serial "file:$log" </dev/null >/dev/null 2>"$TMPD/prepare.stderr" &
+	QEMU_PID=$!
+	watchdog_start "$log"
+	sleep 600 &
+	SLEEPER_PID=$!
+	boot_wait
+	watchdog_stop
+	watchdog_check "nvdimm: preparing the images" "$KIMG" "$log"
+	local why=
+	((BOOT_TIMED_OUT)) && why=" (killed after 600 s)"
 	grep -q 'LONGPIN-PREPARED' "$log" ||
-		die "nvdimm: preparing the images failed (exit $rc); console log: $log" 4
+		die "nvdimm: preparing the images failed$why; console log: $log" 4
 	rm -rf "$dir.tmp"
 	mkdir -p "$dir.tmp"
 	mv "${NVDIMM_FILES[0]}" "$dir.tmp/big.img"
@@ -131,22 +121,22 @@ run_guest() {
 	shift 3
 	local args=("$@")
 	prep_guest "$name" run "${args[@]}"
-	# A guest that dies while booting, before the command started (under
-	# TCG, Debian's 6.12 image has hit an int3 Oops in its boot-time code
-	# patching), is booted once more; the first console log is kept and
-	# named. Death after the start, a timeout or a report is never retried.
+	# Only a host-side failure to start QEMU (it exited at once, with an
+	# error and not one byte on the console) is tried once more; its
+	# stderr is shown first. A guest that died, hung or reported anything
+	# is never booted again: an intermittent Oops at boot is a finding.
 	local attempt rc=0
 	for attempt in 1 2; do
 		rc=0
 		boot_once "$name" "$timeout" "$out" "$attempt" "${args[@]}" || rc=$?
 		((rc == 99)) || return "$rc"
-		((attempt == 1)) && stage "run $name: the guest died while booting, before the command started (console log $BOOT_CONSOLE): booting it once more"
+		((attempt == 1)) && stage "run $name: QEMU failed to start (exit $BOOT_QEMU_RC, stderr $RUNDIR/qemu.stderr): starting it once more"
 	done
-	die "run $name: the guest died twice while booting, before the command started; console log: $BOOT_CONSOLE" 4
+	die "run $name: QEMU failed to start twice (exit $BOOT_QEMU_RC): $(head -c 200 "$RUNDIR/qemu.stderr" | tr '\n' ' ')" 4
 }
 
 # boot_once NAME TIMEOUT OUT ATTEMPT CMD...: one boot; its exit status, or
-# 99 when the guest stopped before the command started (BOOT_CONSOLE)
+# 99 when QEMU failed to start (host side; BOOT_QEMU_RC, qemu.stderr)
 boot_once() {
 	local name=$1 timeout=$2 out=$3 attempt=$4
 	shift 4
@@ -156,7 +146,9 @@ boot_once() {
 	stage "run $name: console log $BOOT_CONSOLE"
 	boot_start "$name" "$timeout" "$attempt" "$@"
 	boot_wait
+	watchdog_stop
 	channel_close
+	watchdog_check "run $name" "$KIMG" "$BOOT_CONSOLE"
 	boot_stopped "$name" "$timeout"
 	channel_decode "$name" "$out"
 }
@@ -167,29 +159,39 @@ boot_start() {
 	local name=$1 timeout=$2 attempt=$3
 	shift 3
 	((VERBOSE)) && LOGLEVEL=7
-	# test hook (vm/tool/boot-retry): the first boot dies before the start
+	# test hooks (vm/tool/boot-retry): the first boot's guest dies before
+	# the start; the first QEMU cannot start (a backing file it cannot open)
 	local extra=
 	[[ ${LONGPIN_VM_TEST_BOOT_DEATH:-0} == 1 ]] && ((attempt == 1)) && extra=longpin.test=boot-death
 	qemu_args "$name" "$KIMG" "$INITRD" run "$extra"
+	# shellcheck disable=SC2054
+	[[ ${LONGPIN_VM_TEST_QEMU_FAIL:-0} == 1 ]] && ((attempt == 1)) &&
+		QEMU_ARGS+=(-object memory-backend-file,id=lptest,size=2M,mem-path=/nonexistent/longpin-test-hook)
 	channel_open "$BOOT_CONSOLE"
-	stage "run $name: starting QEMU ($(accel), timeout ${timeout}s): $*"
+	stage "run $name: starting QEMU ($ACCEL, timeout ${timeout}s): $*"
 	((VERBOSE)) && printf '+ %s\n' "$(printf '%q ' "${QEMU_ARGS[@]}")" >&2
 	BOOT_QSTART=${EPOCHREALTIME/./}
 	"${QEMU_ARGS[@]}" </dev/null 2>"$RUNDIR/qemu.stderr" &
 	QEMU_PID=$!
+	watchdog_start "$BOOT_CONSOLE"
 	sleep "$timeout" &
 	SLEEPER_PID=$!
 }
 
-# boot_wait: until QEMU exits, or the timeout kills it (BOOT_TIMED_OUT=1)
+# boot_wait: until QEMU exits (its status BOOT_QEMU_RC), or the timeout
+# kills it (BOOT_TIMED_OUT=1)
 boot_wait() {
 	BOOT_TIMED_OUT=0
-	wait -n "$QEMU_PID" "$SLEEPER_PID" || true
-	if kill -0 "$QEMU_PID" 2>/dev/null; then
-		BOOT_TIMED_OUT=1
-		kill -KILL "$QEMU_PID" 2>/dev/null || true
-	fi
-	wait "$QEMU_PID" 2>/dev/null || true
+	BOOT_QEMU_RC=0
+	# (stderr off while QEMU is reaped: bash would print "Killed" for it)
+	{
+		wait -n "$QEMU_PID" "$SLEEPER_PID" || true
+		if kill -0 "$QEMU_PID"; then
+			BOOT_TIMED_OUT=1
+			kill -KILL "$QEMU_PID" || true
+		fi
+		wait "$QEMU_PID" || BOOT_QEMU_RC=$?
+	} 2>/dev/null
 	QEMU_PID=
 	kill "$SLEEPER_PID" 2>/dev/null || true
 	wait "$SLEEPER_PID" 2>/dev/null || true
