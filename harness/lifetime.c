@@ -28,7 +28,7 @@
 static const struct lt_case *const cases[] = {
 	&lt_case_munmap, &lt_case_fork, &lt_case_truncate, &lt_case_punch,
 	&lt_case_mremap, &lt_case_reclaim, &lt_case_reclaim_pinned,
-	&lt_case_unreg_inflight, &lt_case_close_ring, &lt_case_update,
+	&lt_case_lazyfree, &lt_case_unreg_inflight, &lt_case_close_ring, &lt_case_update,
 	&lt_case_cycles, &lt_case_memlock, &lt_case_limits,
 };
 
@@ -271,7 +271,7 @@ int lt_mem_up(struct lt *t, int *pop)
 }
 
 /* Does the case apply to memory type @ops: listed, and no flag it skips? */
-static bool case_applies(const struct lt_case *k, const struct mem_ops *ops)
+bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops)
 {
 	return type_listed(k, ops) && !(ops->flags & k->skip_flags) &&
 	       !(k->why_not && k->why_not(ops));
@@ -525,7 +525,7 @@ int lifetime_list(const char *name)
 	if (!k)
 		return case_unknown(name);
 	for (i = 0; (ops = mem_nth(i)); i++)
-		if (case_applies(k, ops))
+		if (lt_case_applies(k, ops))
 			printf("%s\n", ops->name);
 	return LP_OK;
 }
@@ -539,7 +539,7 @@ int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 
 	if (!k)
 		return case_unknown(o->lifetime);
-	if (k->own_mem && !case_applies(k, ops))
+	if (k->own_mem && !lt_case_applies(k, ops))
 		return lp_err(LP_SKIP, "--lifetime %s runs on %s memory only (--mem %s)",
 			      k->name, k->types[0], k->types[0]);
 	t.want = aligned_alloc(4096, LT_CHECK_MAX);

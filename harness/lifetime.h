@@ -59,7 +59,7 @@ struct lt_case {
 
 extern const struct lt_case lt_case_munmap, lt_case_fork, lt_case_truncate,
 	lt_case_punch, lt_case_mremap, lt_case_reclaim,
-	lt_case_reclaim_pinned, lt_case_unreg_inflight, lt_case_close_ring,
+	lt_case_reclaim_pinned, lt_case_lazyfree, lt_case_unreg_inflight, lt_case_close_ring,
 	lt_case_update, lt_case_cycles, lt_case_memlock, lt_case_limits;
 
 /* lifetime.c: what the cases share */
@@ -81,6 +81,7 @@ int lt_pin_held(struct lt *t, const char *after);
 long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
 int lt_leak(struct lt *t, int ret);
 bool lt_expect(struct lt *t);
+bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops);
 /*
  * lt_reclaim.c: MADV_PAGEOUT the buffer, drop clean page cache (root): 0,
  * or LT_SKIP (the note says why) when nothing could be paged out

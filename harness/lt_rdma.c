@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "lifetime.h"
@@ -296,9 +297,19 @@ static size_t bytes_lost(struct lt *t, const char *src)
 static int reclaim_run(struct lt *t, struct pinner *p, struct loop *l)
 {
 	struct pin_answer a = { .pinned = -1 };
-	long v0 = vmpin_kb();
+	long v0;
 	int ret;
 
+	/* lazyfree: the buffer written, then lazily freed, before the MR */
+	if (!strcmp(t->o->lifetime, "lazyfree")) {
+		lt_fill(t->m.addr, t->m.len, now_ns() ^ 0x1a2ef4eeULL);
+		if (madvise(t->m.addr, t->m.len, MADV_FREE)) {
+			lt_note(t, "MADV_FREE: %s: nothing is lazily freed",
+				errno_name(errno));
+			return LT_SKIP;
+		}
+	}
+	v0 = vmpin_kb();
 	p->ops->pin(p, &t->m, &a);
 	t->r.reg_ns = a.pin_ns;
 	/* the MR under test's charge, not the source's */
@@ -343,7 +354,10 @@ static int rdma_reclaim(struct lt *t, struct pinner *p)
 
 #endif
 
-/* reclaim needs the buffer registered and writable: else a skip, why. */
+/*
+ * reclaim and lazyfree need the buffer registered and writable (lazyfree
+ * private anonymous too): else a skip, why.
+ */
 static int reclaim_applies(struct lt *t)
 {
 	bool nofault;
@@ -356,6 +370,11 @@ static int reclaim_applies(struct lt *t)
 	if (lt_case_reclaim.why_not(t->ops)) {
 		lt_note(t, "%s: %s", t->ops->name,
 			lt_case_reclaim.why_not(t->ops));
+		return LT_SKIP;
+	}
+	if (!strcmp(t->o->lifetime, "lazyfree") &&
+	    !lt_case_applies(&lt_case_lazyfree, t->ops)) {
+		lt_note(t, "%s: %s", t->ops->name, lt_case_lazyfree.why);
 		return LT_SKIP;
 	}
 	if (!contract_lookup_pinner(t->c, "rdma", t->ops->name, t->pf,

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* --lifetime reclaim, reclaim-pinned: READ_FIXED data after unpin and reclaim. */
+/*
+ * --lifetime reclaim, reclaim-pinned, lazyfree: READ_FIXED data after
+ * unpin and reclaim.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -86,6 +89,20 @@ int lt_page_out(struct lt *t, const char *when)
 	return 0;
 }
 
+/* READ_FIXED the target's pattern into the whole registered buffer. */
+static int read_whole(struct lt *t)
+{
+	char *buf = t->m.addr;
+	size_t off, n;
+	int ret = 0;
+
+	for (off = 0; !ret && off < t->m.len; off += n) {
+		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
+		ret = lt_io(t, false, buf + off, n, 0);
+	}
+	return ret;
+}
+
 /*
  * READ_FIXED a pattern into the whole buffer, unpin it, reclaim it, read it
  * back. A write through the bvecs of a fixed buffer dirties neither the PTE
@@ -97,15 +114,11 @@ int lt_page_out(struct lt *t, const char *when)
  */
 static int reclaim(struct lt *t, bool pinned)
 {
-	char *buf = t->m.addr;
-	size_t off, n;
 	int ret;
 
 	ret = lt_reg(t);
-	for (off = 0; !ret && off < t->m.len; off += n) {
-		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
-		ret = lt_io(t, false, buf + off, n, 0);
-	}
+	if (!ret)
+		ret = read_whole(t);
 	if (ret)
 		return ret;
 	if (pinned && lt_page_out(t, "while registered"))
@@ -116,6 +129,37 @@ static int reclaim(struct lt *t, bool pinned)
 	if (pinned)	/* the backend's read prefault: it knows its holes */
 		(t->ops->populate ? t->ops->populate : mem_populate)(&t->m,
 								      PF_READ);
+	if (lt_page_out(t, "after unregistering"))
+		return LT_SKIP;
+	return lt_data_lost(t, bytes_lost(t), "READ_FIXED");
+}
+
+/*
+ * lazyfree: the buffer written, then MADV_FREE (its PTEs clean, the pages
+ * lazily freeable: reclaim may drop them until they are written again),
+ * registered, READ_FIXED into, unregistered, paged out. The device's write
+ * through the pin is a write: unless the unpin marks the pages dirty,
+ * reclaim drops what READ_FIXED put there. Allocators MADV_FREE the memory
+ * they recycle, and private anonymous memory is what most fixed buffers
+ * are. Every prefault row makes the same experiment.
+ */
+static int lt_lazyfree(struct lt *t)
+{
+	int ret;
+
+	lt_fill(t->m.addr, t->m.len, now_ns() ^ 0x1a2ef4eeULL);
+	if (madvise(t->m.addr, t->m.len, MADV_FREE)) {
+		lt_note(t, "MADV_FREE: %s: nothing is lazily freed",
+			errno_name(errno));
+		return LT_SKIP;
+	}
+	ret = lt_reg(t);
+	if (!ret)
+		ret = read_whole(t);
+	if (!ret)
+		ret = lt_unreg(t);
+	if (ret)
+		return ret;
 	if (lt_page_out(t, "after unregistering"))
 		return LT_SKIP;
 	return lt_data_lost(t, bytes_lost(t), "READ_FIXED");
@@ -134,4 +178,11 @@ const struct lt_case lt_case_reclaim_pinned = {
 	.name = "reclaim-pinned", .run = lt_reclaim_pinned,
 	.skip_flags = MEM_RDONLY, .why_flags = "the buffer is read-only",
 	.why_not = reclaim_why_not,
+};
+
+static const char *const lazyfree_types[] = { "anon", "anon-thp", NULL };
+
+const struct lt_case lt_case_lazyfree = {
+	.name = "lazyfree", .run = lt_lazyfree, .types = lazyfree_types,
+	.why = "MADV_FREE frees only private anonymous memory lazily",
 };

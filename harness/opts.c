@@ -18,9 +18,10 @@ static void usage_modes(FILE *f)
 	fprintf(f,
 "  --lifetime CASE run CASE instead of the measurement: munmap, fork,\n"
 "                  truncate, punch, mremap, reclaim, reclaim-pinned,\n"
-"                  unreg-inflight, close-ring,\n"
+"                  lazyfree, unreg-inflight, close-ring,\n"
 "                  update, cycles (10000 or --cycles N), memlock, limits;\n"
-"                  with --pinner rdma: cycles, reclaim (an RDMA WRITE)\n"
+"                  with --pinner rdma: cycles, reclaim, lazyfree (an RDMA\n"
+"                  WRITE)\n"
 "  --torture SEC   race a thread per operation on one buffer for SEC\n"
 "                  seconds (register/update, fixed I/O, remap, mremap,\n"
 "                  fork, madvise, truncate/punch, THP flips, mprotect,\n"
@@ -352,7 +353,7 @@ static int torture_check(const struct opts *o)
 }
 
 /*
- * --lifetime with --pinner: rdma's cycles and reclaim only (lt_rdma.c),
+ * --lifetime with --pinner: rdma's cycles, reclaim and lazyfree only (lt_rdma.c),
  * the cases where the harness holds the unpin (ibv_dereg_mr); gup_test
  * unpins inside its own ioctl, and the other cases are io_uring's.
  */
@@ -362,9 +363,10 @@ static int pinner_lifetime_check(const struct opts *o)
 		return lp_err(LP_EUSAGE,
 			      "--lifetime %s: --pinner %s unpins inside its ioctl, so there is no unpin to test: drop --pinner, or give --pinner rdma",
 			      o->lifetime, o->pinner);
-	if (strcmp(o->lifetime, "cycles") && strcmp(o->lifetime, "reclaim"))
+	if (strcmp(o->lifetime, "cycles") && strcmp(o->lifetime, "reclaim") &&
+	    strcmp(o->lifetime, "lazyfree"))
 		return lp_err(LP_EUSAGE,
-			      "--lifetime %s registers io_uring buffers; --pinner rdma has cycles and reclaim only: give one of them, or drop --pinner",
+			      "--lifetime %s registers io_uring buffers; --pinner rdma has cycles, reclaim and lazyfree only: give one of them, or drop --pinner",
 			      o->lifetime);
 	if (o->readonly_pin)
 		return lp_err(LP_EUSAGE,

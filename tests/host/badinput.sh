@@ -249,7 +249,7 @@ pinner-torture)
 pinner-lifetime-gup)
 	expect 2 "--lifetime cycles: --pinner gup unpins inside its ioctl, so there is no unpin to test: drop --pinner, or give --pinner rdma$" --pinner gup --lifetime cycles --mem anon ;;
 pinner-lifetime-case)
-	expect 2 "--lifetime fork registers io_uring buffers; --pinner rdma has cycles and reclaim only: give one of them, or drop --pinner$" --pinner rdma --lifetime fork --mem anon ;;
+	expect 2 "--lifetime fork registers io_uring buffers; --pinner rdma has cycles, reclaim and lazyfree only: give one of them, or drop --pinner$" --pinner rdma --lifetime fork --mem anon ;;
 pinner-lifetime-ro)
 	expect 2 "--lifetime reclaim --pinner rdma registers a memory region the device writes: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
 pinner-absent)

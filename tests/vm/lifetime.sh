@@ -35,10 +35,10 @@ awk -F, -v c="$contract" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	($h["verdict"] != "pass" && $h["verdict"] != "defect") ||
 	$h["vmpin_leak_kb"] != 0 || $h["contract"] != c {
 		print "bad row: " $0; bad = 1 }
-	$h["verdict"] == "defect" && ($h["op"] !~ /^lifetime-reclaim/ || c == "longpin" ||
+	$h["verdict"] == "defect" && ($h["op"] !~ /^lifetime-(reclaim|lazyfree)/ || c == "longpin" ||
 		$h["data_check"] != "mismatch" || $h["note"] !~ /(^|; )data lost: [0-9]+ of/) {
 		print "defect row: " $0; bad = 1 }
-	$h["verdict"] == "pass" && $h["op"] ~ /^lifetime-reclaim/ && $h["data_check"] != "ok" {
+	$h["verdict"] == "pass" && $h["op"] ~ /^lifetime-(reclaim|lazyfree)/ && $h["data_check"] != "ok" {
 		print "reclaim pass without its data: " $0; bad = 1 }
 	END { exit bad }' "$csv" || fail "rows not all pass against $contract"
 rows=$(awk -F, 'NR > 1' "$csv" | grep -c .)
@@ -52,7 +52,10 @@ lost=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 	$h["verdict"] == "defect" { printf "%s%s/%s/%s", s, substr($h["op"], 10), $h["memtype"], $h["prefault"]; s = " " }' "$csv")
 case $contract in
 longpin) [ -z "$lost" ] || fail "data lost on $contract: $lost" ;;
-*) echo "$lost" | grep -q "reclaim/memfd/read" || fail "stock 6.1 should lose read-prefaulted memfd data: lost only '$lost'" ;;
+*)
+	for l in reclaim/memfd/read lazyfree/anon/write lazyfree/anon-thp/none; do
+		echo "$lost" | grep -q "$l" || fail "$kernel should lose $l data ($contract's known defect): lost only '$lost'"
+	done ;;
 esac
 echo "known data loss on $kernel: ${lost:-none}"
 # update answers what the contract says for registering each type;
@@ -64,7 +67,7 @@ echo "known data loss on $kernel: ${lost:-none}"
 types=$("$LONGPIN" --list)
 for m in $types; do
 	want=$("$LONGPIN" --print-expected --expect "$contract" --mem "$m" --size 4M | cut -f5 | sort -u)
-	for c in munmap reclaim reclaim-pinned unreg-inflight close-ring; do
+	for c in munmap reclaim reclaim-pinned lazyfree unreg-inflight close-ring; do
 		if ! "$LONGPIN" --lifetime $c --list | grep -qxF -- "$m"; then
 			[ -z "$(get lifetime-$c "$m" verdict)" ] || fail "$c $m: a row, though the case does not apply to $m"
 		elif [ "$want" = 0 ]; then

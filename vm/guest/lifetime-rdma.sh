@@ -2,7 +2,9 @@
 # lifetime-rdma.sh [OUT.csv]: inside a vm/longpin-vm guest, longpin's
 # --pinner rdma lifetime cases on every memory type: reclaim (an RDMA
 # WRITE over a loopback queue pair, ibv_dereg_mr, reclaim, the CPU reads
-# it back) at every prefault, and cycles (ibv_reg_mr/ibv_dereg_mr, pins
+# it back) at every prefault, lazyfree on private anonymous memory (the
+# same after MADV_FREE: ib_umem_release() dirties, a positive control
+# for io_uring's loss), and cycles (ibv_reg_mr/ibv_dereg_mr, pins
 # balanced). Rows into OUT.csv, pinner rdma. Sourced by lifetime.sh (its
 # KTAP numbering) or run alone. One skip line without an RDMA device.
 set -u
@@ -33,6 +35,7 @@ rdma_lifetime() {
 	fi
 	for m in $("$LONGPIN" --list); do
 		rlt reclaim $m --size 4M --prefault all
+		case $m in anon | anon-thp) rlt lazyfree $m --size 4M --prefault write ;; esac
 		sz=64K
 		case $m in *huge*|*thp*) sz=2M ;; *devdax) sz=4M ;; esac
 		rlt cycles $m --size $sz --prefault write \

@@ -36,7 +36,7 @@ if [ $# -gt 1 ]; then
 	echo "1..$n"
 	exit $bad
 fi
-for c in munmap fork truncate punch mremap reclaim reclaim-pinned; do
+for c in munmap fork truncate punch mremap reclaim reclaim-pinned lazyfree; do
 	for m in $types; do
 		lt $c $m --size 4M --prefault all
 	done
