@@ -45,6 +45,7 @@
  * Seen (2026-12-04, guests under QEMU/TCG, hugepages=64 or 16 at boot):
  *   Debian 6.12.118+deb12-amd64:  untouched +3, dontneed +1 per round
  *   Debian 6.1.0-57-amd64 (6.1.192): untouched +3, dontneed +0
+ *   longpin's stock kernel (6.1.192, built from linux-source-6.1): the same
  *   with -d on both: HugePages_Total = Free = Rsvd = Surp = the sum.
  *
  * Build: cc -O2 -Wall -static -o hugetlb-mremap-rsvd hugetlb-mremap-rsvd.c
