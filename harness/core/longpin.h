@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <limits.h>
+#include <sys/types.h>
 
 #define LONGPIN_VERSION		"0.1"
 #define LONGPIN_SCHEMA		3
@@ -155,6 +156,7 @@ void fmt_size(char *buf, size_t n, size_t bytes);
 const char *errno_name(int err);
 int errno_from_name(const char *name);
 uint64_t now_ns(void);
+void pattern_fill(void *buf, size_t len, uint64_t seed);
 
 /* util.c: progress of a long phase on a terminal's stderr */
 struct progress {
@@ -289,9 +291,15 @@ bool row_checks(const struct row *r, char *note, size_t n);
 int efault_cause(struct mem *m, const struct row *r,
 		 const struct contract *c);
 
-/* main.c: io_uring_queue_init()'s failure as a one-line error */
+/* ring.c: io_uring_queue_init()'s failure as a one-line error */
 int ring_init_err(int ret);
-/* main.c: can --csv @path take our rows (@hdr: another schema's header)? */
+struct io_uring;
+/* ring.c: one fixed read or write, waited for: its res; or 0, -EIO if short */
+int fixed_io_res(struct io_uring *ring, bool write, int fd, void *buf,
+		 size_t len, off_t off, int idx);
+int fixed_io(struct io_uring *ring, bool write, int fd, void *buf, size_t len,
+	     off_t off, int idx);
+/* output.c: can --csv @path take our rows (@hdr: another schema's header)? */
 int csv_check(const char *path, const char *hdr);
 
 /* fio_import.c: longpin --fio-memtype, --fio-result, --fio-import */

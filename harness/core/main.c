@@ -105,31 +105,6 @@ static int memlock_check(const struct opts *o)
 		      need_kb, ring_kb, need_kb, fit);
 }
 
-/*
- * Why io_uring_queue_init() failed with @ret, as a one-line error naming
- * the fix (the normal mode and --lifetime share it).
- */
-int ring_init_err(int ret)
-{
-	FILE *f;
-	int dis = -1;
-
-	if (ret == -ENOSYS)
-		return lp_err(LP_SKIP,
-			      "this kernel has no io_uring (CONFIG_IO_URING=n): use a kernel with it");
-	f = fopen("/proc/sys/kernel/io_uring_disabled", "r");
-	if (f) {
-		if (fscanf(f, "%d", &dis) != 1)
-			dis = -1;
-		fclose(f);
-	}
-	if (ret == -EPERM && dis > 0)
-		return lp_err(LP_EUSAGE,
-			      "io_uring is disabled (kernel.io_uring_disabled=%d): run `sysctl -w kernel.io_uring_disabled=0` as root",
-			      dis);
-	return lp_err(LP_EUSAGE, "io_uring_queue_init: %s", strerror(-ret));
-}
-
 static int ring_init(struct io_uring *ring, const struct opts *o)
 {
 	int ret = io_uring_queue_init(ring_entries(o), ring, 0);
@@ -234,49 +209,6 @@ out_mem:
 out_ring:
 	io_uring_queue_exit(&ring);
 	return ret;
-}
-
-/*
- * Fail before the run when the CSV cannot take our rows: an existing file
- * must be ours and writable, a new one's directory writable. Nothing is
- * created here, so an early exit leaves no empty CSV behind. @hdr: the
- * header of another schema (--torture's), NULL: ours.
- */
-int csv_check(const char *path, const char *hdr)
-{
-	char dir[PATH_MAX], *slash;
-	struct stat st;
-	FILE *f;
-	int ret;
-
-	if (!path || !strcmp(path, "-"))
-		return LP_OK;
-	/* a pipe or a device (/dev/stdout) is written like --csv - */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		return access(path, W_OK) ?
-			lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
-			       path, strerror(errno)) : LP_OK;
-	f = fopen(path, "r");
-	if (f) {
-		ret = hdr ? csv_verify_text(fileno(f), path, hdr) :
-			    csv_verify(f, path);
-		fclose(f);
-		if (ret == LP_OK && access(path, W_OK))
-			ret = lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
-				     path, strerror(errno));
-		return ret;
-	}
-	if (errno != ENOENT)
-		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
-			      path, strerror(errno));
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	if (access(slash ? dir : ".", W_OK | X_OK))
-		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
-			      path, strerror(errno));
-	return LP_OK;
 }
 
 static void on_signal(int sig)

@@ -242,6 +242,49 @@ int csv_verify_text(int fd, const char *path, const char *hdr)
 	return LP_OK;
 }
 
+/*
+ * Fail before the run when the CSV cannot take our rows: an existing file
+ * must be ours and writable, a new one's directory writable. Nothing is
+ * created here, so an early exit leaves no empty CSV behind. @hdr: the
+ * header of another schema (--torture's), NULL: ours.
+ */
+int csv_check(const char *path, const char *hdr)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	if (!path || !strcmp(path, "-"))
+		return LP_OK;
+	/* a pipe or a device (/dev/stdout) is written like --csv - */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return access(path, W_OK) ?
+			lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			       path, strerror(errno)) : LP_OK;
+	f = fopen(path, "r");
+	if (f) {
+		ret = hdr ? csv_verify_text(fileno(f), path, hdr) :
+			    csv_verify(f, path);
+		fclose(f);
+		if (ret == LP_OK && access(path, W_OK))
+			ret = lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+				     path, strerror(errno));
+		return ret;
+	}
+	if (errno != ENOENT)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (access(slash ? dir : ".", W_OK | X_OK))
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	return LP_OK;
+}
+
 /* --csv -: the process's original stdout, the CSV's alone (csv_to_stdout) */
 static int csv_out_fd = -1;
 /* a stream (stdout, a pipe, a device) got its header from this process */

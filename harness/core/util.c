@@ -146,6 +146,16 @@ int errno_from_name(const char *name)
 	return 0;
 }
 
+/* A pattern that differs at every 8-byte offset and from seed to seed. */
+void pattern_fill(void *buf, size_t len, uint64_t seed)
+{
+	uint64_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len / 8; i++)
+		p[i] = (i * 0x9E3779B97F4A7C15ULL) ^ seed;
+}
+
 uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -68,49 +68,6 @@ int lt_fail(struct lt *t, const char *fmt, ...)
 	return -EIO;
 }
 
-void lt_fill(void *buf, size_t len, uint64_t seed)
-{
-	uint64_t *p = buf;
-	size_t i;
-
-	for (i = 0; i < len / 8; i++)
-		p[i] = (i * 0x9E3779B97F4A7C15ULL) ^ seed;
-}
-
-/* One fixed read or write of @len at @off, waited for: its res. */
-static int fixed_io_res(struct io_uring *ring, bool write, int fd, void *buf,
-			size_t len, off_t off, int idx)
-{
-	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	if (!sqe)
-		return -EBUSY;
-	if (write)
-		io_uring_prep_write_fixed(sqe, fd, buf, len, off, idx);
-	else
-		io_uring_prep_read_fixed(sqe, fd, buf, len, off, idx);
-	ret = io_uring_submit_and_wait(ring, 1);
-	if (ret < 0)
-		return ret;
-	ret = io_uring_wait_cqe(ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(ring, cqe);
-	return ret;
-}
-
-/* One fixed read or write of @len at @off, waited for: 0, or -EIO if short. */
-int lt_fixed_io(struct io_uring *ring, bool write, int fd, void *buf,
-		size_t len, off_t off, int idx)
-{
-	int ret = fixed_io_res(ring, write, fd, buf, len, off, idx);
-
-	return ret == (int)len ? 0 : ret < 0 ? ret : -EIO;
-}
-
 /*
  * The same between the case's buffer (slot 0) and its target, a failure
  * noted: how many bytes a short completion moved, or its errno.
@@ -147,7 +104,7 @@ static int target_open(struct lt *t)
 	unlink(path);
 	if (fcntl(t->tfd, F_SETFL, O_DIRECT))
 		lt_note(t, "target without O_DIRECT");
-	lt_fill(t->want, t->chk, now_ns());
+	pattern_fill(t->want, t->chk, now_ns());
 	memset(t->got, 0, t->chk);
 	for (off = 0; off < 4 * (off_t)t->chk; off += t->chk)
 		if (pwrite(t->tfd, off ? t->got : t->want, t->chk, off) !=

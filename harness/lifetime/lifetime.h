@@ -67,9 +67,6 @@ void lt_note(struct lt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int lt_fail(struct lt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void lt_fill(void *buf, size_t len, uint64_t seed);
-int lt_fixed_io(struct io_uring *ring, bool write, int fd, void *buf,
-		size_t len, off_t off, int idx);
 int lt_io(struct lt *t, bool write, void *buf, size_t len, off_t off);
 int lt_target_holds(struct lt *t, off_t off, const void *exp,
 		    const char *what);

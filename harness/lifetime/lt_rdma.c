@@ -236,7 +236,7 @@ static int loop_up(struct loop *l, struct pinner *p, struct lt *t)
 	l->src = aligned_alloc(4096, t->m.len);
 	if (!l->src)
 		return -ENOMEM;
-	lt_fill(l->src, t->m.len, now_ns() | 1);
+	pattern_fill(l->src, t->m.len, now_ns() | 1);
 	l->src_mr = ibv_reg_mr(rdma_pd(p), l->src, t->m.len,
 			       IBV_ACCESS_LOCAL_WRITE);
 	if (!l->src_mr) {
@@ -302,7 +302,7 @@ static int reclaim_run(struct lt *t, struct pinner *p, struct loop *l)
 
 	/* lazyfree: the buffer written, then lazily freed, before the MR */
 	if (!strcmp(t->o->lifetime, "lazyfree")) {
-		lt_fill(t->m.addr, t->m.len, now_ns() ^ 0x1a2ef4eeULL);
+		pattern_fill(t->m.addr, t->m.len, now_ns() ^ 0x1a2ef4eeULL);
 		if (madvise(t->m.addr, t->m.len, MADV_FREE)) {
 			lt_note(t, "MADV_FREE: %s: nothing is lazily freed",
 				errno_name(errno));

@@ -147,7 +147,7 @@ static int lt_lazyfree(struct lt *t)
 {
 	int ret;
 
-	lt_fill(t->m.addr, t->m.len, now_ns() ^ 0x1a2ef4eeULL);
+	pattern_fill(t->m.addr, t->m.len, now_ns() ^ 0x1a2ef4eeULL);
 	if (madvise(t->m.addr, t->m.len, MADV_FREE)) {
 		lt_note(t, "MADV_FREE: %s: nothing is lazily freed",
 			errno_name(errno));

@@ -53,7 +53,7 @@ static int lt_update(struct lt *t)
 		goto out;
 	}
 	memset(upd ? anon : t->m.addr, 0, t->chk);
-	ret = lt_fixed_io(&t->ring, false, t->tfd, upd ? anon : t->m.addr,
+	ret = fixed_io(&t->ring, false, t->tfd, upd ? anon : t->m.addr,
 			  t->chk, 0, 0);
 	if (ret)
 		lt_note(t, "READ_FIXED into slot 0 (%s buffer): %s",

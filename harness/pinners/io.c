@@ -230,15 +230,6 @@ static void target_close(struct target *t)
 		close(t->fill_fd);
 }
 
-/* A pattern that differs at every 8-byte offset and from run to run. */
-static void pattern_fill(uint64_t *p, size_t len, uint64_t seed)
-{
-	size_t i;
-
-	for (i = 0; i < len / 8; i++)
-		p[i] = (i * 0x9E3779B97F4A7C15ULL) ^ seed;
-}
-
 /* Flip one byte of the target under the data check (--inject corrupt). */
 static int corrupt_target(struct target *t, off_t off)
 {
@@ -271,7 +262,7 @@ static const char *data_check(struct io_uring *ring, struct mem *m,
 	if (t->nullblk)
 		return "skipped";	/* null_blk drops what is written */
 	dst = (char *)m->addr + m->len - len;
-	pattern_fill((uint64_t *)src, len, now_ns());
+	pattern_fill(src, len, now_ns());
 	memset(dst, 0xa5, len);
 	b.base = src;
 	b.bs = chunk;

@@ -20,7 +20,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lifetime.h"
 #include "torture.h"
 
 #ifndef MADV_COLLAPSE
@@ -176,7 +175,7 @@ static void io_round(struct tt_thr *h, size_t off, uint64_t pattern)
 	unsigned long c0, a0;
 	int ret;
 
-	lt_fill(h->want, n, pattern);
+	pattern_fill(h->want, n, pattern);
 	if (pwrite(t->tfd, h->want, n, 0) != (ssize_t)n) {
 		tt_count(t, TC_HARNESS_ERR);
 		tt_note(t, "io: pwrite of the target: %s", strerror(errno));
@@ -185,9 +184,9 @@ static void io_round(struct tt_thr *h, size_t off, uint64_t pattern)
 	c0 = __atomic_load_n(&t->chg, __ATOMIC_SEQ_CST);
 	a0 = __atomic_load_n(&t->chg_active, __ATOMIC_SEQ_CST);
 	tt_count(t, TC_IO);
-	ret = lt_fixed_io(&h->ring, false, t->tfd, t->base + off, n, 0, 0);
+	ret = fixed_io(&h->ring, false, t->tfd, t->base + off, n, 0, 0);
 	if (!ret)
-		ret = lt_fixed_io(&h->ring, true, t->tfd, t->base + off, n, n, 0);
+		ret = fixed_io(&h->ring, true, t->tfd, t->base + off, n, n, 0);
 	if (!ret && pread(t->tfd, h->got, n, n) != (ssize_t)n)
 		ret = -errno ? -errno : -EIO;
 	if (ret) {
