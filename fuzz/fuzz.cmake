@@ -6,17 +6,17 @@ option(LONGPIN_FUZZ "Build the libFuzzer targets (clang)" OFF)
 if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   set(LP_FUZZ_FLAGS -g -O1 -fsanitize=fuzzer,address,undefined)
   add_executable(fuzz-csvread fuzz/csvread_fuzz.c compare/csvread.c)
-  add_executable(fuzz-opts fuzz/opts_fuzz.c harness/core/opts.c harness/mem/mem.c
-    harness/mem/mem_anon.c harness/mem/mem_shm.c harness/mem/mem_memfd.c
-    harness/mem/mem_secretmem.c harness/mem/mem_hugetlb.c harness/mem/mem_file.c
-    harness/mem/mem_devdax.c harness/core/contract.c harness/core/probe.c
-    harness/core/util.c harness/pinners/pinner_names.c ${CONTRACTS_C})
+  # the harness's objects (CMakeLists.txt: longpin-objs), built for the
+  # fuzzer too; longpin links them with the sanitizers
+  target_compile_options(longpin-objs PRIVATE -g -O1 -fsanitize=fuzzer-no-link,address,undefined)
+  target_link_options(longpin PRIVATE -fsanitize=fuzzer-no-link,address,undefined)
+  add_executable(fuzz-opts fuzz/opts_fuzz.c)
+  target_link_libraries(fuzz-opts PRIVATE longpin-objs)
   # the whole of longpin-compare, its main renamed
   add_executable(fuzz-compare fuzz/compare_fuzz.c compare/compare.c
     compare/compare_cell.c compare/compare_report.c compare/compare_pinner.c
     compare/compare_plot.c compare/csvread.c)
   target_compile_definitions(fuzz-compare PRIVATE main=compare_main)
-  target_include_directories(fuzz-opts PRIVATE ${LP_HARNESS_DIRS})
   target_include_directories(fuzz-csvread PRIVATE compare)
   target_include_directories(fuzz-compare PRIVATE compare)
   foreach(t fuzz-csvread fuzz-opts fuzz-compare)

@@ -109,11 +109,12 @@ struct mem {
 
 struct mem_ops {
 	const char *name;
+	unsigned int order;	/* its place in `longpin types` and the CSV */
 	const char *help;
 	const char *map;	/* private, shared or mixed (two VMAs) */
 	const char *backing;	/* anon, shmem, hugetlb, page-cache, dax, ... */
 	enum mem_place place;
-	unsigned int flags;
+	unsigned int flags;	/* MEM_HUGETLB: free huge pages checked first */
 	int (*setup)(struct mem *m, const struct opts *o);
 	/* optional: defaults to mem_populate() */
 	int (*populate)(struct mem *m, enum prefault pf);

@@ -1,7 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The registry of memory types and the helpers their backends share.
- * A backend is one struct mem_ops (see mem_*.c); its name is a CSV key.
+ * The memory backends: one struct mem_ops per memory type, defined and
+ * registered (MEM_REGISTER, mem_ops.h) in the file of its backing:
+ * mem_anon.c (anonymous memory and buffers made of anon and a hole or a
+ * memfd), mem_shm.c (SysV), mem_memfd.c, mem_secretmem.c, mem_hugetlb.c,
+ * mem_file.c (tmpfs, page-cache and fsdax files, and the buffers that end
+ * in a shared file mapping) and mem_devdax.c. This file is the registry
+ * (the types by .order: `longpin types`) and what the backends share: the
+ * places a type's memory comes from (--dir, --dev and their variables),
+ * size rules, setup and teardown, prefaulting and its SIGBUS, temp files.
+ * A type's name is a CSV key.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -20,41 +28,66 @@
 #include "longpin.h"
 #include "mem_ops.h"
 
-static const struct mem_ops *const backends[] = {
-	&mem_anon_ops, &mem_anon_thp_ops, &mem_anon_shared_ops,
-	&mem_sysv_shm_ops, &mem_sysv_shm_huge_ops,
-	&mem_memfd_ops, &mem_memfd_hugetlb_ops, &mem_secretmem_ops,
-	&mem_hugetlb_ops,
-	&mem_tmpfs_shared_ops, &mem_tmpfs_private_ops,
-	&mem_file_shared_ops, &mem_file_private_ops,
-	&mem_fsdax_shared_ops, &mem_fsdax_private_ops,
-	&mem_devdax_ops, &mem_readonly_ops, &mem_mixed_ops,
-	&mem_anon_file_ops, &mem_file_pair_ops, &mem_anon_hole_ops,
-	&mem_anon_devdax_ops,
-};
+/* every MEM_REGISTER()ed type (mem_ops.h), in link order */
+extern const struct mem_ops *const __start_lp_mem_types[];
+extern const struct mem_ops *const __stop_lp_mem_types[];
+
+static int by_order(const void *a, const void *b)
+{
+	const struct mem_ops *x = *(const struct mem_ops *const *)a;
+	const struct mem_ops *y = *(const struct mem_ops *const *)b;
+
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* The registered types by .order, once: NULL when out of memory. */
+static const struct mem_ops *const *registry(size_t *n)
+{
+	static const struct mem_ops **sorted;
+	static size_t count;
+
+	if (!sorted) {
+		count = __stop_lp_mem_types - __start_lp_mem_types;
+		sorted = malloc(count * sizeof(*sorted));
+		if (!sorted)
+			return NULL;
+		memcpy(sorted, __start_lp_mem_types, count * sizeof(*sorted));
+		qsort(sorted, count, sizeof(*sorted), by_order);
+	}
+	*n = count;
+	return sorted;
+}
 
 const struct mem_ops *mem_find(const char *name)
 {
+	const struct mem_ops *ops;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(backends); i++)
-		if (!strcmp(backends[i]->name, name))
-			return backends[i];
+	for (i = 0; (ops = mem_nth(i)); i++)
+		if (!strcmp(ops->name, name))
+			return ops;
 	return NULL;
 }
 
 /* The @i-th memory type in --list's order, or NULL past the last. */
 const struct mem_ops *mem_nth(size_t i)
 {
-	return i < ARRAY_SIZE(backends) ? backends[i] : NULL;
+	const struct mem_ops *const *all;
+	size_t n = 0;
+
+	all = registry(&n);
+	return all && i < n ? all[i] : NULL;
 }
 
 void mem_list(void)
 {
+	const struct mem_ops *ops;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(backends); i++)
-		printf("%s\n", backends[i]->name);
+	for (i = 0; (ops = mem_nth(i)); i++)
+		printf("%s\n", ops->name);
 }
 
 /*
@@ -110,8 +143,7 @@ void mem_list_types(void)
 	size_t i;
 
 	printf("# memtype\tmap\tbacking\thuge\toption\tvariable\tvalue\tplace\n");
-	for (i = 0; i < ARRAY_SIZE(backends); i++) {
-		ops = backends[i];
+	for (i = 0; (ops = mem_nth(i)); i++) {
 		pi = &places[ops->place];
 		v = place_env(ops->place);
 		printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ops->name,
@@ -124,11 +156,11 @@ void mem_list_types(void)
 
 void mem_list_help(FILE *f)
 {
+	const struct mem_ops *ops;
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(backends); i++)
-		fprintf(f, "  %-15s %s\n", backends[i]->name,
-			backends[i]->help);
+	for (i = 0; (ops = mem_nth(i)); i++)
+		fprintf(f, "  %-15s %s\n", ops->name, ops->help);
 }
 
 /* The directory or device that @ops needs, given or from its variable. */
@@ -189,7 +221,10 @@ int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o)
 	strcpy(m->fs_type, "-");
 	snprintf(m->target_dir, sizeof(m->target_dir), "%s",
 		 tmp && *tmp ? tmp : "/tmp");
-	ret = ops->setup(m, o);
+	ret = ops->flags & MEM_HUGETLB ? mem_need_hugepages(ops->name, o->size) :
+	      LP_OK;
+	if (ret == LP_OK)
+		ret = ops->setup(m, o);
 	if (ret != LP_OK) {
 		mem_teardown(m);
 		return ret;

@@ -133,56 +133,62 @@ static int hole_populate(struct mem *m, enum prefault pf)
 	return mem_populate(&half, pf);
 }
 
-const struct mem_ops mem_anon_ops = {
+static const struct mem_ops mem_anon_ops = {
 	.name = "anon",
+	.order = 10,
 	.help = "private anonymous memory (MAP_PRIVATE|MAP_ANONYMOUS)",
 	.map = "private",
 	.backing = "anon",
-	.setup = anon_setup,
-};
+	.setup = anon_setup,};
+MEM_REGISTER(mem_anon_ops);
 
-const struct mem_ops mem_anon_thp_ops = {
+static const struct mem_ops mem_anon_thp_ops = {
 	.name = "anon-thp",
+	.order = 20,
 	.help = "private anonymous, 2 MiB aligned, MADV_HUGEPAGE",
 	.map = "private",
 	.backing = "anon",
 	.flags = MEM_THP,
-	.setup = anon_thp_setup,
-};
+	.setup = anon_thp_setup,};
+MEM_REGISTER(mem_anon_thp_ops);
 
-const struct mem_ops mem_anon_shared_ops = {
+static const struct mem_ops mem_anon_shared_ops = {
 	.name = "anon-shared",
+	.order = 30,
 	.help = "shared anonymous memory (MAP_SHARED|MAP_ANONYMOUS)",
 	.map = "shared",
 	.backing = "shmem",
-	.setup = anon_shared_setup,
-};
+	.setup = anon_shared_setup,};
+MEM_REGISTER(mem_anon_shared_ops);
 
-const struct mem_ops mem_readonly_ops = {
+static const struct mem_ops mem_readonly_ops = {
 	.name = "readonly",
+	.order = 170,
 	.help = "private anonymous memory made PROT_READ after the prefault",
 	.map = "private",
 	.backing = "anon",
 	.flags = MEM_RDONLY,
 	.setup = readonly_setup,
-	.populate = readonly_populate,
-};
+	.populate = readonly_populate,};
+MEM_REGISTER(mem_readonly_ops);
 
-const struct mem_ops mem_mixed_ops = {
+static const struct mem_ops mem_mixed_ops = {
 	.name = "mixed",
+	.order = 180,
 	.help = "one buffer over two VMAs: private anon, then a shared memfd",
 	.map = "mixed",
 	.backing = "anon+shmem",
 	.flags = MEM_MULTI,
-	.setup = mixed_setup,
-};
+	.setup = mixed_setup,};
+MEM_REGISTER(mem_mixed_ops);
 
-const struct mem_ops mem_anon_hole_ops = {
+static const struct mem_ops mem_anon_hole_ops = {
 	.name = "anon+hole",
+	.order = 210,
 	.help = "one buffer: private anon, then a hole where nothing is mapped",
 	.map = "private",
 	.backing = "anon+hole",
 	.flags = MEM_MULTI,
 	.setup = hole_setup,
-	.populate = hole_populate,
-};
+	.populate = hole_populate,};
+MEM_REGISTER(mem_anon_hole_ops);

@@ -125,21 +125,23 @@ static int anon_devdax_setup(struct mem *m, const struct opts *o)
 	return LP_OK;
 }
 
-const struct mem_ops mem_devdax_ops = {
+static const struct mem_ops mem_devdax_ops = {
 	.name = "devdax",
+	.order = 160,
 	.help = "a device-dax device (--dev /dev/daxX.Y) mapped MAP_SHARED",
 	.map = "shared",
 	.backing = "devdax",
 	.place = PLACE_DEVDAX,
-	.setup = devdax_setup,
-};
+	.setup = devdax_setup,};
+MEM_REGISTER(mem_devdax_ops);
 
-const struct mem_ops mem_anon_devdax_ops = {
+static const struct mem_ops mem_anon_devdax_ops = {
 	.name = "anon+devdax",
+	.order = 220,
 	.help = "one buffer over two VMAs: private anon, then a device-dax device (--dev)",
 	.map = "mixed",
 	.backing = "anon+devdax",
 	.place = PLACE_DEVDAX,
 	.flags = MEM_MULTI,
-	.setup = anon_devdax_setup,
-};
+	.setup = anon_devdax_setup,};
+MEM_REGISTER(mem_anon_devdax_ops);

@@ -85,37 +85,39 @@ static int file_setup(struct mem *m, const struct opts *o,
 	return LP_OK;
 }
 
-#define FILE_BACKEND(ident, str, kind, mflags, pl, mp, bk, text)	\
+#define FILE_BACKEND(ident, str, ord, kind, mflags, pl, mp, bk, text)	\
 static int ident##_setup(struct mem *m, const struct opts *o)		\
 {									\
 	return file_setup(m, o, kind, mflags, str);			\
 }									\
-const struct mem_ops mem_##ident##_ops = {				\
+static const struct mem_ops mem_##ident##_ops = {			\
 	.name = str,							\
+	.order = ord,							\
 	.help = text,							\
 	.map = mp,							\
 	.backing = bk,							\
 	.place = pl,							\
 	.flags = MEM_FILE,						\
 	.setup = ident##_setup,						\
-}
+};									\
+MEM_REGISTER(mem_##ident##_ops)
 
-FILE_BACKEND(tmpfs_shared, "tmpfs-shared", FK_TMPFS, MAP_SHARED,
+FILE_BACKEND(tmpfs_shared, "tmpfs-shared", 100, FK_TMPFS, MAP_SHARED,
 	     PLACE_TMPFS, "shared", "shmem",
 	     "a tmpfs file mapped MAP_SHARED (--dir, default /dev/shm)");
-FILE_BACKEND(tmpfs_private, "tmpfs-private", FK_TMPFS, MAP_PRIVATE,
+FILE_BACKEND(tmpfs_private, "tmpfs-private", 110, FK_TMPFS, MAP_PRIVATE,
 	     PLACE_TMPFS, "private", "shmem",
 	     "a tmpfs file mapped MAP_PRIVATE (--dir, default /dev/shm)");
-FILE_BACKEND(file_shared, "file-shared", FK_PAGECACHE, MAP_SHARED,
+FILE_BACKEND(file_shared, "file-shared", 120, FK_PAGECACHE, MAP_SHARED,
 	     PLACE_PAGECACHE, "shared", "page-cache",
 	     "a page-cache file in --dir mapped MAP_SHARED");
-FILE_BACKEND(file_private, "file-private", FK_PAGECACHE, MAP_PRIVATE,
+FILE_BACKEND(file_private, "file-private", 130, FK_PAGECACHE, MAP_PRIVATE,
 	     PLACE_PAGECACHE, "private", "page-cache",
 	     "a page-cache file in --dir mapped MAP_PRIVATE");
-FILE_BACKEND(fsdax_shared, "fsdax-shared", FK_DAX, MAP_SHARED,
+FILE_BACKEND(fsdax_shared, "fsdax-shared", 140, FK_DAX, MAP_SHARED,
 	     PLACE_DAX, "shared", "dax",
 	     "a file on a DAX mount (--dir) mapped MAP_SHARED");
-FILE_BACKEND(fsdax_private, "fsdax-private", FK_DAX, MAP_PRIVATE,
+FILE_BACKEND(fsdax_private, "fsdax-private", 150, FK_DAX, MAP_PRIVATE,
 	     PLACE_DAX, "private", "dax",
 	     "a file on a DAX mount (--dir) mapped MAP_PRIVATE");
 
@@ -165,22 +167,24 @@ static int file_pair_private_setup(struct mem *m, const struct opts *o)
 	return file_pair_setup(m, o, MAP_PRIVATE, "file-private+file-shared");
 }
 
-const struct mem_ops mem_anon_file_ops = {
+static const struct mem_ops mem_anon_file_ops = {
 	.name = "anon+file-shared",
+	.order = 190,
 	.help = "one buffer over two VMAs: private anon, then a page-cache file in --dir MAP_SHARED",
 	.map = "mixed",
 	.backing = "anon+page-cache",
 	.place = PLACE_PAGECACHE,
 	.flags = MEM_FILE | MEM_MULTI,
-	.setup = anon_file_setup,
-};
+	.setup = anon_file_setup,};
+MEM_REGISTER(mem_anon_file_ops);
 
-const struct mem_ops mem_file_pair_ops = {
+static const struct mem_ops mem_file_pair_ops = {
 	.name = "file-private+file-shared",
+	.order = 200,
 	.help = "one buffer over two VMAs of a page-cache file in --dir: MAP_PRIVATE, then MAP_SHARED",
 	.map = "mixed",
 	.backing = "page-cache",
 	.place = PLACE_PAGECACHE,
 	.flags = MEM_FILE | MEM_MULTI,
-	.setup = file_pair_private_setup,
-};
+	.setup = file_pair_private_setup,};
+MEM_REGISTER(mem_file_pair_ops);

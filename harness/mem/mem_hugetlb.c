@@ -9,11 +9,7 @@
 
 static int hugetlb_setup(struct mem *m, const struct opts *o)
 {
-	int ret = mem_need_hugepages("hugetlb", o->size);
-
-	if (ret != LP_OK)
-		return ret;
-	ret = mem_map_anon(m, o->size, 0, PROT_READ | PROT_WRITE,
+	int ret = mem_map_anon(m, o->size, 0, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB);
 	if (ret)
 		return lp_err(LP_SKIP, "hugetlb: mmap(MAP_HUGETLB) of %zu bytes: %s",
@@ -22,11 +18,12 @@ static int hugetlb_setup(struct mem *m, const struct opts *o)
 	return LP_OK;
 }
 
-const struct mem_ops mem_hugetlb_ops = {
+static const struct mem_ops mem_hugetlb_ops = {
 	.name = "hugetlb",
+	.order = 90,
 	.help = "private anonymous MAP_HUGETLB memory (needs free huge pages)",
 	.map = "private",
 	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
-	.setup = hugetlb_setup,
-};
+	.setup = hugetlb_setup,};
+MEM_REGISTER(mem_hugetlb_ops);

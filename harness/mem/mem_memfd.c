@@ -34,26 +34,24 @@ static int memfd_setup(struct mem *m, const struct opts *o)
 
 static int memfd_huge_setup(struct mem *m, const struct opts *o)
 {
-	int ret = mem_need_hugepages("memfd-hugetlb", o->size);
-
-	if (ret != LP_OK)
-		return ret;
 	return memfd_setup_flags(m, o->size, MFD_HUGETLB, "memfd-hugetlb");
 }
 
-const struct mem_ops mem_memfd_ops = {
+static const struct mem_ops mem_memfd_ops = {
 	.name = "memfd",
+	.order = 60,
 	.help = "memfd_create() file mapped MAP_SHARED",
 	.map = "shared",
 	.backing = "shmem",
-	.setup = memfd_setup,
-};
+	.setup = memfd_setup,};
+MEM_REGISTER(mem_memfd_ops);
 
-const struct mem_ops mem_memfd_hugetlb_ops = {
+static const struct mem_ops mem_memfd_hugetlb_ops = {
 	.name = "memfd-hugetlb",
+	.order = 70,
 	.help = "memfd_create(MFD_HUGETLB) mapped MAP_SHARED (needs free huge pages)",
 	.map = "shared",
 	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
-	.setup = memfd_huge_setup,
-};
+	.setup = memfd_huge_setup,};
+MEM_REGISTER(mem_memfd_hugetlb_ops);

@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The backends, one struct mem_ops each; mem.c lists them in CSV order. */
+/*
+ * What a memory backend includes. A backend defines one struct mem_ops
+ * per memory type (longpin.h) and registers it where it defines it with
+ * MEM_REGISTER(): the registry (mem.c) finds every registered type in
+ * the linker section lp_mem_types and lists them by .order, their place
+ * in `longpin types` and in the CSV. Adding a memory type is its backend
+ * file and its contract rows, nothing else (docs/adding-a-memory-type.md).
+ */
 #ifndef LONGPIN_MEM_OPS_H
 #define LONGPIN_MEM_OPS_H
 
@@ -8,18 +15,10 @@
 
 #include "longpin.h"
 
-extern const struct mem_ops mem_anon_ops, mem_anon_thp_ops,
-	mem_anon_shared_ops, mem_readonly_ops, mem_mixed_ops,
-	mem_anon_hole_ops;
-extern const struct mem_ops mem_sysv_shm_ops, mem_sysv_shm_huge_ops;
-extern const struct mem_ops mem_memfd_ops, mem_memfd_hugetlb_ops,
-	mem_secretmem_ops;
-extern const struct mem_ops mem_hugetlb_ops;
-extern const struct mem_ops mem_tmpfs_shared_ops, mem_tmpfs_private_ops,
-	mem_file_shared_ops, mem_file_private_ops,
-	mem_fsdax_shared_ops, mem_fsdax_private_ops,
-	mem_anon_file_ops, mem_file_pair_ops;
-extern const struct mem_ops mem_devdax_ops, mem_anon_devdax_ops;
+#define MEM_REGISTER(ops)						\
+	static const struct mem_ops *const mem_reg_##ops		\
+	__attribute__((used, section("lp_mem_types"),			\
+		       aligned(sizeof(void *)))) = &(ops)
 
 void mem_list_help(FILE *f);
 

@@ -49,10 +49,11 @@ static int secretmem_setup(struct mem *m, const struct opts *o)
 	return LP_OK;
 }
 
-const struct mem_ops mem_secretmem_ops = {
+static const struct mem_ops mem_secretmem_ops = {
 	.name = "secretmem",
+	.order = 80,
 	.help = "memfd_secret() file mapped MAP_SHARED: never pinnable",
 	.map = "shared",
 	.backing = "secretmem",
-	.setup = secretmem_setup,
-};
+	.setup = secretmem_setup,};
+MEM_REGISTER(mem_secretmem_ops);

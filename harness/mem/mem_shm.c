@@ -36,26 +36,24 @@ static int sysv_setup(struct mem *m, const struct opts *o)
 
 static int sysv_huge_setup(struct mem *m, const struct opts *o)
 {
-	int ret = mem_need_hugepages("sysv-shm-huge", o->size);
-
-	if (ret != LP_OK)
-		return ret;
 	return shm_setup_flags(m, o->size, SHM_HUGETLB, "sysv-shm-huge");
 }
 
-const struct mem_ops mem_sysv_shm_ops = {
+static const struct mem_ops mem_sysv_shm_ops = {
 	.name = "sysv-shm",
+	.order = 40,
 	.help = "SysV shared memory (shmget + shmat)",
 	.map = "shared",
 	.backing = "shmem",
-	.setup = sysv_setup,
-};
+	.setup = sysv_setup,};
+MEM_REGISTER(mem_sysv_shm_ops);
 
-const struct mem_ops mem_sysv_shm_huge_ops = {
+static const struct mem_ops mem_sysv_shm_huge_ops = {
 	.name = "sysv-shm-huge",
+	.order = 50,
 	.help = "SysV shared memory with SHM_HUGETLB (needs free huge pages)",
 	.map = "shared",
 	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
-	.setup = sysv_huge_setup,
-};
+	.setup = sysv_huge_setup,};
+MEM_REGISTER(mem_sysv_shm_huge_ops);
