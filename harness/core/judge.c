@@ -108,23 +108,21 @@ bool row_checks(const struct row *r, char *note, size_t n)
 }
 
 /*
- * GUP answers -EFAULT when a fault cannot back a page: a file system that
- * is full says so only this way when nothing was prefaulted. Where the
- * contract expects another answer, write every page ourselves: a SIGBUS
- * means the environment, not the kernel, and is no verdict (exit 77).
+ * A pin that got fewer pages than the contract says (-EFAULT, or
+ * gup_test's -REFUSED and -PARTIAL) may be a file system too full to back
+ * them: GUP cannot fault them in, and a full file system says so only
+ * this way when nothing was prefaulted. Write every page ourselves: a
+ * SIGBUS means the environment, not the kernel, and is no verdict (exit
+ * 77). Where the contract expects that very answer, nothing is written.
  */
-int efault_cause(struct mem *m, const struct row *r,
-			const struct contract *c)
+int env_cause(struct mem *m, const struct row *r)
 {
-	bool nofault;
-	int err;
-
-	if (r->result != -EFAULT || m->fd < 0 || (m->ops->flags & MEM_RDONLY))
+	if (m->fd < 0 || (m->ops->flags & MEM_RDONLY))
 		return LP_OK;
-	/* the contract's answers are negative, as the kernel's */
-	if (c && contract_lookup(c, m->ops->name, r->pf, m->len, &err, &nofault) &&
-	    err == -EFAULT)
+	if (r->result != -EFAULT && r->result != -LP_REFUSED &&
+	    r->result != -LP_PARTIAL)
+		return LP_OK;
+	if (r->have_expected && r->result == r->expected)
 		return LP_OK;
 	return mem_touch(m, PF_WRITE);
 }
-

@@ -83,7 +83,7 @@ struct opts {
 	bool concurrent;		/* other pinners meanwhile: no global balance */
 	const char *io_opt;		/* an I/O-only option given (--qd, ...) */
 	unsigned int torture;		/* --torture SECONDS (torture.c), 0: none */
-	const char *pinner;		/* --pinner NAME, NULL: io_uring */
+	const char *pinner;		/* --pinner NAME (default io_uring) */
 	bool readonly_pin;		/* --readonly-pin: no FOLL_WRITE */
 	uint64_t seed;			/* --seed N */
 	bool have_seed;
@@ -158,6 +158,7 @@ const char *errno_name(int err);
 int errno_from_name(const char *name);
 uint64_t now_ns(void);
 void pattern_fill(void *buf, size_t len, uint64_t seed);
+void list_add(char *buf, size_t n, size_t i, size_t count, const char *word);
 
 /* util.c: progress of a long phase on a terminal's stderr */
 struct progress {
@@ -289,8 +290,8 @@ void fill_counters(struct row *r, const struct probe *p);
 bool add_note(char *note, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool row_checks(const struct row *r, char *note, size_t n);
-int efault_cause(struct mem *m, const struct row *r,
-		 const struct contract *c);
+/* a refused pin that a full file system may explain: LP_SKIP, else LP_OK */
+int env_cause(struct mem *m, const struct row *r);
 
 /* ring.c: io_uring_queue_init()'s failure as a one-line error */
 int ring_init_err(int ret);

@@ -287,11 +287,11 @@ static int parse_one(struct opts *o, int c, const char *arg)
 	case OPT_OPS: o->torture_ops = arg; break;
 	case OPT_READONLY_PIN: o->readonly_pin = true; break;
 	case OPT_PINNER:
-		if (!pinner_known(arg))
+		if (!pinner_find(arg))
 			return lp_err(LP_EUSAGE,
 				      "--pinner %s: give io_uring, gup-fast, gup or rdma (longpin --help)",
 				      arg);
-		o->pinner = strcmp(arg, "io_uring") ? arg : NULL;
+		o->pinner = arg;
 		break;
 	case OPT_LIST: o->list = true; break;
 	case OPT_LIFETIME:
@@ -353,48 +353,22 @@ static int torture_check(const struct opts *o)
 }
 
 /*
- * --lifetime with --pinner: rdma's cycles, reclaim and lazyfree only (lt_rdma.c),
- * the cases where the harness holds the unpin (ibv_dereg_mr); gup_test
- * unpins inside its own ioctl, and the other cases are io_uring's.
- */
-static int pinner_lifetime_check(const struct opts *o)
-{
-	if (strcmp(o->pinner, "rdma"))
-		return lp_err(LP_EUSAGE,
-			      "--lifetime %s: --pinner %s unpins inside its ioctl, so there is no unpin to test: drop --pinner, or give --pinner rdma",
-			      o->lifetime, o->pinner);
-	if (strcmp(o->lifetime, "cycles") && strcmp(o->lifetime, "reclaim") &&
-	    strcmp(o->lifetime, "lazyfree"))
-		return lp_err(LP_EUSAGE,
-			      "--lifetime %s registers io_uring buffers; --pinner rdma has cycles, reclaim and lazyfree only: give one of them, or drop --pinner",
-			      o->lifetime);
-	if (o->readonly_pin)
-		return lp_err(LP_EUSAGE,
-			      "--lifetime %s --pinner rdma registers a memory region the device writes: drop --readonly-pin",
-			      o->lifetime);
-	if (o->mmap_probe)
-		return lp_err(LP_EUSAGE,
-			      "--mmap-probe times io_uring's registrations, not ibv_reg_mr: drop it");
-	return LP_OK;
-}
-
-/*
- * --pinner other than io_uring pins and unpins, nothing else: the options
- * of io_uring's I/O, cycles and modes would do nothing.
+ * A pinner without I/O pins and unpins, nothing else: the options of
+ * io_uring's I/O, cycles and modes would do nothing. A lifetime case
+ * says which pinners it takes (lifetime.c).
  */
 static int pinner_check(const struct opts *o)
 {
+	const struct pinner_ops *ops = pinner_find(o->pinner)->ops;
 	const char *mode = o->torture ? "--torture" : NULL;
 	const char *opt = o->io_opt ? o->io_opt : o->cycles ? "--cycles" :
 			  o->inject ? "--inject" : NULL;
 
-	if (!o->pinner && o->readonly_pin)
+	if (!ops->readonly && o->readonly_pin)
 		return lp_err(LP_EUSAGE,
 			      "--readonly-pin belongs to --pinner gup-fast, gup or rdma (io_uring pins for writing): give --pinner too");
-	if (!o->pinner)
+	if (ops->io || o->lifetime)
 		return LP_OK;
-	if (o->lifetime)
-		return pinner_lifetime_check(o);
 	if (mode)
 		return lp_err(LP_EUSAGE,
 			      "%s registers io_uring buffers, not --pinner %s pins: drop one of them",
@@ -416,7 +390,8 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	int c, ret;
 
 	*o = (struct opts){ .size = 16 * MiB, .prefaults = 1u << PF_WRITE,
-			    .bs = 4096, .qd = 8, .ios = 2048, .repeat = 3 };
+			    .bs = 4096, .qd = 8, .ios = 2048, .repeat = 3,
+			    .pinner = "io_uring" };
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, "", long_opts, NULL)) != -1) {

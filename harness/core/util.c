@@ -146,6 +146,16 @@ int errno_from_name(const char *name)
 	return 0;
 }
 
+/* Append @word, the @i-th of @count, to a list "a", "a or b", "a, b or c". */
+void list_add(char *buf, size_t n, size_t i, size_t count, const char *word)
+{
+	size_t len = strlen(buf);
+
+	if (len < n)
+		snprintf(buf + len, n - len, "%s%s",
+			 !i ? "" : i + 1 < count ? ", " : " or ", word);
+}
+
 /* A pattern that differs at every 8-byte offset and from seed to seed. */
 void pattern_fill(void *buf, size_t len, uint64_t seed)
 {

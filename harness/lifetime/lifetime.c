@@ -68,25 +68,6 @@ int lt_fail(struct lt *t, const char *fmt, ...)
 	return -EIO;
 }
 
-/*
- * The same between the case's buffer (slot 0) and its target, a failure
- * noted: how many bytes a short completion moved, or its errno.
- */
-int lt_io(struct lt *t, bool write, void *buf, size_t len, off_t off)
-{
-	const char *op = write ? "WRITE_FIXED" : "READ_FIXED";
-	size_t at = (char *)buf - (char *)t->m.addr;
-	int ret = fixed_io_res(&t->ring, write, t->tfd, buf, len, off, 0);
-
-	if (ret == (int)len)
-		return 0;
-	if (ret >= 0)
-		return lt_fail(t, "%s of %zu bytes at buffer offset %zu: short, %d bytes",
-			       op, len, at, ret);
-	return lt_fail(t, "%s of %zu bytes at buffer offset %zu: %s", op, len,
-		       at, errno_name(ret));
-}
-
 /* A temp target of 4 x chk next to the memory: want at 0, zeros after. */
 static int target_open(struct lt *t)
 {
@@ -139,33 +120,39 @@ int lt_mem_holds(struct lt *t, const void *p, const void *exp,
 	return -EIO;
 }
 
+struct io_uring *lt_ring(struct lt *t)
+{
+	return io_uring_ring(&t->p);
+}
+
+/* Pin the case's buffer through the run's pinner: its answer. */
 int lt_reg(struct lt *t)
 {
-	struct iovec iov = { .iov_base = t->m.addr, .iov_len = t->m.len };
-	uint64_t t0 = now_ns();
-	int ret = io_uring_register_buffers(&t->ring, &iov, 1);
+	struct pin_answer a = { .pinned = -1 };
 
-	t->r.reg_ns = (now_ns() - t0) / (t->m.len / 4096.0);
+	t->p.ops->pin(&t->p, &t->m, &a);
+	t->r.reg_ns = a.pin_ns;
 	t->r.vmpin[1] = vmpin_kb();
-	t->registered = !ret;
-	if (ret)
-		lt_note(t, "registration answered %d (%s)", ret, errno_name(ret));
-	return ret;
+	t->registered = a.held;
+	if (a.result)
+		lt_note(t, "%s answered %d (%s)", t->p.ops->pin_call, a.result,
+			errno_name(a.result));
+	return a.result;
 }
 
 int lt_unreg(struct lt *t)
 {
-	uint64_t t0 = now_ns();
-	int ret = io_uring_unregister_buffers(&t->ring);
+	struct pin_answer a = { .pinned = -1 };
+	int ret = t->p.ops->unpin(&t->p, &t->m, &a);
 
-	t->r.unreg_ns = (now_ns() - t0) / (t->m.len / 4096.0);
-	t->registered = false;
+	t->r.unreg_ns = a.unpin_ns;
+	t->registered = a.held;
 	/* LONGPIN_TEST_FAULT=unreg-fail: the answer of a second one */
 	if (!ret && lp_test_fault("unreg-fail"))
-		ret = io_uring_unregister_buffers(&t->ring);
+		ret = t->p.ops->unpin(&t->p, &t->m, &a);
 	if (ret)
-		lt_fail(t, "unregistration answered %d (%s)", ret,
-			errno_name(ret));
+		lt_fail(t, "unregistration answered %d (%s)%s%s", ret,
+			errno_name(ret), a.note[0] ? ": " : "", a.note);
 	return ret;
 }
 
@@ -187,13 +174,21 @@ long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took)
 	return vmpin_wait(t->r.vmpin[0], ms, took);
 }
 
+/* The contract's name of the run's pin ("io_uring", "rdma"). */
+static const char *lt_key(struct lt *t, char *buf, size_t n)
+{
+	return pinner_key(buf, n, t->o);
+}
+
 /* The row expects the contract's answer for TYPE, if it has one. */
 bool lt_expect(struct lt *t)
 {
 	bool nofault;
+	char key[32];
 
-	t->r.have_expected = contract_lookup(t->c, t->ops->name, t->pf,
-					     t->m.len, &t->r.expected, &nofault);
+	t->r.have_expected = contract_lookup_pinner(t->c, lt_key(t, key, sizeof(key)),
+						    t->ops->name, t->pf, t->m.len,
+						    &t->r.expected, &nofault);
 	return t->r.have_expected;
 }
 
@@ -321,36 +316,32 @@ int lt_leak(struct lt *t, int ret)
 static void leak_end(struct lt *t)
 {
 	if (t->leaking)
-		io_uring_queue_exit(&t->leak_ring);
+		pinner_leak_end(&t->leak);
 	t->leaking = false;
 }
 
 /*
- * LONGPIN_TEST_FAULT=pin-leak: a second ring registers the case's buffer
- * and holds it past the leak check (leak_end() lets it go).
+ * LONGPIN_TEST_FAULT=pin-leak: a second instance of the pinner pins the
+ * case's buffer and holds it past the leak check (leak_end() lets it go).
  */
 static void leak_begin(struct lt *t)
 {
-	struct iovec iov = { .iov_base = t->m.addr, .iov_len = t->m.len };
-
-	if (!lp_test_fault("pin-leak") ||
-	    io_uring_queue_init(4, &t->leak_ring, 0))
-		return;
-	t->leaking = true;
-	if (io_uring_register_buffers(&t->leak_ring, &iov, 1))
-		leak_end(t);
+	if (lp_test_fault("pin-leak"))
+		t->leaking = pinner_leak_begin(&t->leak, &t->p, &t->m);
 }
 
 /* Cases on one --mem buffer: those that need it registered. */
 static int needs_registrable(struct lt *t, const struct lt_case *k)
 {
 	bool nofault;
+	char key[32];
 	int err;
 
 	if (k->refused_too)
 		return 0;
-	if (!contract_lookup(t->c, t->ops->name, t->pf, t->o->size, &err,
-			     &nofault) || !err)
+	if (!contract_lookup_pinner(t->c, lt_key(t, key, sizeof(key)),
+				    t->ops->name, t->pf, t->o->size, &err,
+				    &nofault) || !err)
 		return 0;
 	lt_note(t, "%s is refused on this kernel (contract %s: -%s): nothing registered to test",
 		t->ops->name, contract_name(t->c), errno_name(err));
@@ -359,14 +350,14 @@ static int needs_registrable(struct lt *t, const struct lt_case *k)
 
 static int mem_case(struct lt *t, const struct lt_case *k)
 {
-	char op[48];
+	char op[48], key[32];
 	int ret, pop;
 
 	snprintf(op, sizeof(op), "lifetime-%s", k->name);
 	lt_row_reset(t, t->ops->name, t->o->size);
-	t->r.have_expected = contract_lookup_case(t->c, k->name, t->ops->name,
-						  t->pf, t->o->size,
-						  &t->r.expected, &t->defect);
+	t->r.have_expected = contract_lookup_case_pinner(t->c,
+		lt_key(t, key, sizeof(key)), k->name, t->ops->name, t->pf,
+		t->o->size, &t->r.expected, &t->defect);
 	if (!type_listed(k, t->ops)) {
 		lt_note(t, "%s: %s", t->ops->name, k->why);
 		return LT_SKIP;
@@ -402,7 +393,7 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 		return ret;
 	if (t->registered && lt_unreg(t) && !ret)
 		ret = -EIO;
-	if (strcmp(k->name, "close-ring")) {
+	if (!k->own_unpin_check) {
 		unsigned int took;
 
 		t->r.vmpin[2] = lt_pin_wait(t, 2000, &took);
@@ -420,21 +411,22 @@ static void lt_cleanup(struct lt *t)
 	if (t->tfd >= 0)
 		close(t->tfd);
 	t->tfd = -1;
+	/* the pinner first: what it holds of the buffer goes with it */
+	pinner_close(&t->p);
+	t->registered = false;
 	if (t->mem_up)
 		mem_teardown(&t->m);
 	t->mem_up = false;
-	if (t->ring_up)
-		io_uring_queue_exit(&t->ring);
-	t->ring_up = t->registered = false;
 }
 
 static int run_pf(struct lt *t, const struct lt_case *k)
 {
-	int ret = io_uring_queue_init(2 * LT_INFLIGHT, &t->ring, 0);
+	int ret;
 
-	if (ret)
-		return ring_init_err(ret);
-	t->ring_up = true;
+	t->p.entries = 2 * LT_INFLIGHT;
+	ret = pinner_open(&t->p, t->o);
+	if (ret != LP_OK)
+		return ret;
 	ret = k->own_mem ? k->run(t) : mem_case(t, k);
 	lt_cleanup(t);
 	if (ret == LT_SKIP)
@@ -456,15 +448,88 @@ static const struct lt_case *case_find(const char *name)
 static int case_unknown(const char *name)
 {
 	char list[256] = "";
-	size_t i, len;
+	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		len = strlen(list);
-		snprintf(list + len, sizeof(list) - len, "%s%s",
-			 !i ? "" : i + 1 < ARRAY_SIZE(cases) ? ", " : " or ",
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		list_add(list, sizeof(list), i, ARRAY_SIZE(cases),
 			 cases[i]->name);
-	}
 	return lp_err(LP_EUSAGE, "--lifetime %s: give %s", name, list);
+}
+
+const char *const lt_pinners_unpin[] = { "io_uring", "rdma", NULL };
+static const char *const io_uring_only[] = { "io_uring", NULL };
+
+static const char *const *case_pinners(const struct lt_case *k)
+{
+	return k->pinners ? k->pinners : io_uring_only;
+}
+
+/* Does case @k take the pinner @name? */
+static bool case_takes(const struct lt_case *k, const char *name)
+{
+	const char *const *n;
+
+	for (n = case_pinners(k); *n; n++)
+		if (!strcmp(*n, name))
+			return true;
+	return false;
+}
+
+/* "io_uring or rdma": the pinners case @k takes */
+static const char *pinners_of(const struct lt_case *k, char *buf, size_t n)
+{
+	const char *const *p = case_pinners(k);
+	size_t i, count = 0;
+
+	while (p[count])
+		count++;
+	buf[0] = '\0';
+	for (i = 0; i < count; i++)
+		list_add(buf, n, i, count, p[i]);
+	return buf;
+}
+
+/* "cycles, reclaim or lazyfree": the cases that take the pinner @name */
+static const char *cases_of(const char *name, char *buf, size_t n)
+{
+	size_t i, k = 0, count = 0;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		count += case_takes(cases[i], name);
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		if (case_takes(cases[i], name))
+			list_add(buf, n, k++, count, cases[i]->name);
+	return buf;
+}
+
+/*
+ * The run's pinner must be one that case @k takes, and pin for the device
+ * to write: the lifetime of a pin is what it tests.
+ */
+static int pinner_fits(const struct lt_case *k, const struct opts *o)
+{
+	const struct pinner_ops *ops = pinner_find(o->pinner)->ops;
+	char list[160], other[160];
+
+	if (!ops->unpin)
+		return lp_err(LP_EUSAGE,
+			      "--lifetime %s: --pinner %s unpins inside its ioctl, so there is no unpin to test: give --pinner %s",
+			      k->name, o->pinner, pinners_of(k, list, sizeof(list)));
+	if (!case_takes(k, o->pinner))
+		return lp_err(LP_EUSAGE,
+			      "--lifetime %s takes --pinner %s only: with --pinner %s give %s",
+			      k->name, pinners_of(k, list, sizeof(list)), o->pinner,
+			      cases_of(o->pinner, other, sizeof(other)));
+	if (o->readonly_pin)
+		return lp_err(LP_EUSAGE,
+			      "--lifetime %s pins for the device to write: drop --readonly-pin",
+			      k->name);
+	if (o->mmap_probe && !ops->cycles)
+		return lp_err(LP_EUSAGE,
+			      "--mmap-probe times io_uring's registrations, not --pinner %s's: drop it",
+			      o->pinner);
+	return LP_OK;
 }
 
 /*
@@ -496,6 +561,9 @@ int lifetime_main(const struct mem_ops *ops, const struct opts *o,
 
 	if (!k)
 		return case_unknown(o->lifetime);
+	ret = pinner_fits(k, o);
+	if (ret != LP_OK)
+		return ret;
 	if (k->own_mem && !lt_case_applies(k, ops))
 		return lp_err(LP_SKIP, "--lifetime %s runs on %s memory only (--mem %s)",
 			      k->name, k->types[0], k->types[0]);

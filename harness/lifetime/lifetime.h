@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --lifetime: a case's state, its entry in the case table (lifetime.c
- * lists them, one lt_*.c file each case or pair of cases), and the
- * helpers the cases share.
+ * The lifetime cases: a case's state, its entry in the case table
+ * (lifetime.c lists them, one lt_*.c file each case or pair of cases),
+ * and the helpers the cases share. A case pins through the pinner of the
+ * run (t->p: io_uring unless --pinner), and says which pinners it takes.
  */
 #ifndef LONGPIN_LIFETIME_H
 #define LONGPIN_LIFETIME_H
@@ -12,6 +13,7 @@
 #include <sys/types.h>
 
 #include "longpin.h"
+#include "pinner.h"
 
 #define LT_CHECK_MAX	(1 * MiB)	/* bytes of each data check */
 #define LT_SKIP		1000		/* a case's "cannot run here" */
@@ -24,13 +26,13 @@ struct lt {
 	const struct contract *c;
 	const struct mem_ops *ops;
 	enum prefault pf;
-	struct io_uring ring;
-	bool ring_up, registered;
+	struct pinner p;		/* the run's pinner, opened per prefault */
+	bool registered;		/* p holds a pin of the buffer */
 	bool unchecked;			/* no expected answer known */
 	bool defect;			/* the expected answer is a kernel defect */
 	bool lost;			/* the defect showed: every step held, the bytes differ */
 	bool failed;			/* a check beside the case's answer failed */
-	struct io_uring leak_ring;	/* LONGPIN_TEST_FAULT=pin-leak's */
+	struct pinner leak;		/* LONGPIN_TEST_FAULT=pin-leak's */
 	bool leaking;
 	bool header_done;		/* the table's header is printed */
 	struct mem m;
@@ -55,7 +57,14 @@ struct lt_case {
 	const char *why_flags;		/* why not */
 	/* optional: NULL when it can do what it tests on @ops, else why not */
 	const char *(*why_not)(const struct mem_ops *ops);
+	/* the pinners it takes (NULL: io_uring alone, whose ring it uses) */
+	const char *const *pinners;
+	bool own_unpin_check;		/* waits for VmPin itself (close-ring) */
+	bool no_memlock_check;		/* RLIMIT_MEMLOCK is its to test */
 };
+
+/* the pinners of the cases that pin, unpin and let the device write */
+extern const char *const lt_pinners_unpin[];
 
 extern const struct lt_case lt_case_munmap, lt_case_fork, lt_case_truncate,
 	lt_case_punch, lt_case_mremap, lt_case_reclaim,
@@ -72,6 +81,8 @@ int lt_target_holds(struct lt *t, off_t off, const void *exp,
 		    const char *what);
 int lt_mem_holds(struct lt *t, const void *p, const void *exp,
 		 const char *what);
+/* io_uring's ring, for the cases that take io_uring alone */
+struct io_uring *lt_ring(struct lt *t);
 int lt_reg(struct lt *t);
 int lt_unreg(struct lt *t);
 int lt_pin_held(struct lt *t, const char *after);
@@ -79,13 +90,6 @@ long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
 int lt_leak(struct lt *t, int ret);
 bool lt_expect(struct lt *t);
 bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops);
-/*
- * lt_reclaim.c: MADV_PAGEOUT the buffer, drop clean page cache (root): 0,
- * or LT_SKIP (the note says why) when nothing could be paged out
- */
-int lt_page_out(struct lt *t, const char *when);
-/* lt_reclaim.c: the compare after reclaim, its note and t->lost */
-int lt_data_lost(struct lt *t, size_t lost, const char *writer);
 /* lt_cycles.c: nr_foll_pin balanced over @n cycles answering @answer */
 int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
 int lt_mem_up(struct lt *t, int *pop);

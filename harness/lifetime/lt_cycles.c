@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* --lifetime cycles: many register/unregister cycles, pins balanced. */
+/* --lifetime cycles: many pin/unpin cycles, pins balanced. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <unistd.h>
@@ -7,21 +7,20 @@
 #include "lifetime.h"
 
 /*
- * The answer every cycle must give: the contract's for TYPE, else (no
- * contract) whatever a first registration answers, unchecked.
+ * The answer every cycle must give: the contract's for TYPE and the
+ * pinner, else (no contract) whatever a first pin answers, unchecked.
  */
 static int cycles_answer(struct lt *t)
 {
-	struct iovec iov = { .iov_base = t->m.addr, .iov_len = t->m.len };
-	int ret;
+	struct pin_answer a = { .pinned = -1 };
 
 	if (lt_expect(t))
 		return t->r.expected;
 	t->unchecked = true;
-	ret = io_uring_register_buffers(&t->ring, &iov, 1);
-	if (!ret)
-		io_uring_unregister_buffers(&t->ring);
-	return ret;
+	t->p.ops->pin(&t->p, &t->m, &a);
+	if (a.held)
+		t->p.ops->unpin(&t->p, &t->m, &a);
+	return a.result;
 }
 
 /* Were the system-wide pins balanced over the cycles? 0 or -EIO. */
@@ -71,30 +70,33 @@ int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
 }
 
 /*
- * 10,000 (or --cycles N) register/unregister cycles, each answering what
- * the contract says for TYPE (refused types too: a refusal must unpin
- * what it pinned); VmPin and the pin counters balanced at the end.
+ * 10,000 (or --cycles N) pin/unpin cycles (io_uring: register and
+ * unregister, rdma: ibv_reg_mr and ibv_dereg_mr), each answering what the
+ * contract says for TYPE (refused types too: a refusal must unpin what it
+ * pinned); VmPin and the pin counters balanced at the end.
  */
 static int lt_cycles(struct lt *t)
 {
 	unsigned int n = t->o->cycles ? t->o->cycles : LT_CYCLES;
+	const char *call = t->p.ops->cycle_call;
 	struct cycles_result *cr = &t->r.cyc;
 	long pages = t->m.len / 4096;
 	int answer = cycles_answer(t), ret;
 	uint64_t t0;
 
 	t0 = now_ns();
-	ret = cycles_run(&t->ring, &t->m, n, t->o->mmap_probe, false, answer,
-			 cr);
+	ret = pinner_cycles(&t->p, &t->m, n, t->o->mmap_probe, false, answer,
+			    cr);
 	if (ret)
 		return ret;
 	t->r.vmpin[1] = t->r.vmpin[0];
-	lt_note(t, "%u cycles of %ld pages in %.2f s, each answering %s", n,
-		pages, (now_ns() - t0) / 1e9, answer ? errno_name(answer) : "0");
+	lt_note(t, "%u %s%scycles of %ld pages in %.2f s, each answering %s",
+		n, call ? call : "", call ? " " : "", pages,
+		(now_ns() - t0) / 1e9, answer ? errno_name(answer) : "0");
 	return lt_cycles_end(t, cr, n, answer);
 }
 
 const struct lt_case lt_case_cycles = {
 	.name = "cycles", .run = lt_cycles, .no_target = true,
-	.refused_too = true,
+	.refused_too = true, .pinners = lt_pinners_unpin,
 };

@@ -46,7 +46,7 @@ static int lt_fork(struct lt *t)
 	ret = lt_mem_holds(t, buf + t->chk, t->got,
 			   "the child's writes appear in the parent's buffer");
 	if (!ret)
-		ret = fixed_io(&t->ring, false, t->tfd, buf, t->chk, 0, 0);
+		ret = fixed_io(lt_ring(t), false, t->tfd, buf, t->chk, 0, 0);
 	if (!ret)
 		ret = lt_mem_holds(t, buf, t->want,
 				   "READ_FIXED after fork not seen by the parent");

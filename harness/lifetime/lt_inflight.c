@@ -16,7 +16,7 @@ static int reap(struct lt *t, unsigned int n, unsigned int bs,
 	unsigned int i;
 
 	for (*good = 0, i = 0; i < n; i++) {
-		err = io_uring_wait_cqe_timeout(&t->ring, &cqe, &ts);
+		err = io_uring_wait_cqe_timeout(lt_ring(t), &cqe, &ts);
 		if (err) {
 			lt_note(t, "%u of %u completions, then %s", i, n,
 				errno_name(err));
@@ -26,7 +26,7 @@ static int reap(struct lt *t, unsigned int n, unsigned int bs,
 			(*good)++;
 		else if (!ret)
 			ret = cqe->res < 0 ? cqe->res : -EIO;
-		io_uring_cqe_seen(&t->ring, cqe);
+		io_uring_cqe_seen(lt_ring(t), cqe);
 	}
 	return ret;
 }
@@ -49,12 +49,12 @@ static int lt_unreg_inflight(struct lt *t)
 	if (ret)
 		return ret;
 	for (i = 0; i < n; i++)
-		io_uring_prep_read_fixed(io_uring_get_sqe(&t->ring),
+		io_uring_prep_read_fixed(io_uring_get_sqe(lt_ring(t)),
 					 t->tfd, buf + i * bs, bs, i * bs, 0);
-	ret = io_uring_submit(&t->ring);
+	ret = io_uring_submit(lt_ring(t));
 	if (ret != (int)n)
 		return ret < 0 ? ret : -EIO;
-	ready = io_uring_cq_ready(&t->ring);
+	ready = io_uring_cq_ready(lt_ring(t));
 	t0 = now_ns();
 	uret = lt_unreg(t);
 	lt_note(t, "unregistered in %.0f us with %u of %u READ_FIXED completed",
@@ -75,7 +75,7 @@ static int lt_unreg_inflight(struct lt *t)
 	return 0;
 }
 
-/* Exit the ring registered: its teardown (asynchronous) unpins. */
+/* Close the pinner still pinned: its teardown (asynchronous) unpins. */
 static int lt_close_ring(struct lt *t)
 {
 	unsigned int took;
@@ -84,8 +84,8 @@ static int lt_close_ring(struct lt *t)
 
 	if (ret)
 		return ret;
-	io_uring_queue_exit(&t->ring);
-	t->ring_up = t->registered = false;
+	pinner_close(&t->p);
+	t->registered = false;
 	v = lt_pin_wait(t, 5000, &took);
 	t->r.vmpin[2] = v;
 	if (v != t->r.vmpin[0]) {
@@ -104,4 +104,5 @@ const struct lt_case lt_case_unreg_inflight = {
 
 const struct lt_case lt_case_close_ring = {
 	.name = "close-ring", .run = lt_close_ring,
+	.own_unpin_check = true,
 };

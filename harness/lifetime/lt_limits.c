@@ -33,10 +33,10 @@ static int limit_row(struct lt *t, const char *op, unsigned int bufs,
 		p[i] = t->pf == PF_WRITE ? 1 : *(volatile char *)(p + i);
 	for (i = 0; i < bufs; i++)
 		iov[i] = (struct iovec){ .iov_base = p + i * len, .iov_len = len };
-	ret = io_uring_register_buffers(&t->ring, iov, bufs);
+	ret = io_uring_register_buffers(lt_ring(t), iov, bufs);
 	t->r.vmpin[1] = vmpin_kb();
 	if (!ret) {
-		io_uring_unregister_buffers(&t->ring);
+		io_uring_unregister_buffers(lt_ring(t));
 		if (t->r.vmpin[1] - t->r.vmpin[0] != (long)(total / KiB)) {
 			lt_note(t, "VmPin grew %ld kB, want %zu",
 				t->r.vmpin[1] - t->r.vmpin[0], total / KiB);

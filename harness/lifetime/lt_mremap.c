@@ -59,7 +59,7 @@ static int lt_mremap(struct lt *t)
 	memset(new, 0, t->chk);
 	ret = lt_pin_held(t, "mremap");
 	if (!ret)
-		ret = fixed_io(&t->ring, false, t->tfd, old, t->chk, 0, 0);
+		ret = fixed_io(lt_ring(t), false, t->tfd, old, t->chk, 0, 0);
 	if (!ret)
 		ret = lt_mem_holds(t, new, t->want,
 				   "READ_FIXED at the old address not seen at the new one");

@@ -22,7 +22,7 @@ static int lt_munmap(struct lt *t)
 	t->m.shm = t->m.map = NULL;	/* mem_teardown: nothing to unmap */
 	ret = lt_pin_held(t, "munmap");
 	if (!ret)
-		ret = fixed_io(&t->ring, true, t->tfd, t->m.addr, t->chk,
+		ret = fixed_io(lt_ring(t), true, t->tfd, t->m.addr, t->chk,
 				  t->chk, 0);
 	if (!ret)
 		ret = lt_target_holds(t, t->chk, t->want,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --lifetime reclaim, reclaim-pinned, lazyfree: READ_FIXED data after
- * unpin and reclaim.
+ * --lifetime reclaim, reclaim-pinned, lazyfree: what the device wrote
+ * through the pin (io_uring's READ_FIXED, rdma's RDMA WRITE) after unpin
+ * and reclaim.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,7 +34,7 @@ static size_t bytes_lost(struct lt *t)
  * @writer put there. Some: the data check failed, -EIO, and the row has
  * shown the one thing a "defect" contract row names (t->lost); none: 0.
  */
-int lt_data_lost(struct lt *t, size_t lost, const char *writer)
+static int lt_data_lost(struct lt *t, size_t lost, const char *writer)
 {
 	if (!lost) {
 		strcpy(t->check, "ok");
@@ -65,7 +66,7 @@ static const char *reclaim_why_not(const struct mem_ops *ops)
  * was paged out, so the case would test nothing). After the page-out,
  * drop the clean page cache of file types (root only).
  */
-int lt_page_out(struct lt *t, const char *when)
+static int lt_page_out(struct lt *t, const char *when)
 {
 	const char *why = reclaim_why_not(t->ops);
 	int fd;
@@ -89,26 +90,30 @@ int lt_page_out(struct lt *t, const char *when)
 	return 0;
 }
 
-/* READ_FIXED the target's pattern into the whole registered buffer. */
-static int read_whole(struct lt *t)
+/*
+ * The device writes the pattern (t->want, which the target holds too)
+ * over the whole pinned buffer: 0, -EIO (a failure, noted) or LT_SKIP.
+ */
+static int dev_write(struct lt *t)
 {
-	char *buf = t->m.addr;
-	size_t off, n;
-	int ret = 0;
+	char note[160] = "";
+	int ret = t->p.ops->dev_write(&t->p, &t->m, t->want, t->chk, t->tfd,
+				      note, sizeof(note));
 
-	for (off = 0; !ret && off < t->m.len; off += n) {
-		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
-		ret = lt_io(t, false, buf + off, n, 0);
+	if (ret == LP_SKIP) {
+		lt_note(t, "%s", note);
+		return LT_SKIP;
 	}
-	return ret;
+	return ret ? lt_fail(t, "%s", note) : 0;
 }
 
 /*
- * READ_FIXED a pattern into the whole buffer, unpin it, reclaim it, read it
- * back. A write through the bvecs of a fixed buffer dirties neither the PTE
- * nor the page: unless the unpin marks the pages dirty, reclaim takes them
- * for clean and drops them (a clean shmem page is a hole) and the data is
- * lost. @pinned: page out while still registered (the pins keep the pages,
+ * The device writes a pattern into the whole buffer, then it is unpinned,
+ * reclaimed and read back. A write through the bvecs of a fixed buffer
+ * dirties neither the PTE nor the page: unless the unpin marks the pages
+ * dirty, reclaim takes them for clean and drops them (a clean shmem page is
+ * a hole) and the data is lost (ib_umem_release() dirties an MR's pages).
+ * @pinned: page out while still registered (the pins keep the pages,
  * which end up clean and unmapped), unregister, map them again by reading,
  * page out again.
  */
@@ -118,7 +123,7 @@ static int reclaim(struct lt *t, bool pinned)
 
 	ret = lt_reg(t);
 	if (!ret)
-		ret = read_whole(t);
+		ret = dev_write(t);
 	if (ret)
 		return ret;
 	if (pinned && lt_page_out(t, "while registered"))
@@ -131,7 +136,7 @@ static int reclaim(struct lt *t, bool pinned)
 								      PF_READ);
 	if (lt_page_out(t, "after unregistering"))
 		return LT_SKIP;
-	return lt_data_lost(t, bytes_lost(t), "READ_FIXED");
+	return lt_data_lost(t, bytes_lost(t), t->p.ops->dev_writer);
 }
 
 /*
@@ -155,14 +160,14 @@ static int lt_lazyfree(struct lt *t)
 	}
 	ret = lt_reg(t);
 	if (!ret)
-		ret = read_whole(t);
+		ret = dev_write(t);
 	if (!ret)
 		ret = lt_unreg(t);
 	if (ret)
 		return ret;
 	if (lt_page_out(t, "after unregistering"))
 		return LT_SKIP;
-	return lt_data_lost(t, bytes_lost(t), "READ_FIXED");
+	return lt_data_lost(t, bytes_lost(t), t->p.ops->dev_writer);
 }
 
 static int lt_reclaim(struct lt *t) { return reclaim(t, false); }
@@ -172,6 +177,7 @@ static int lt_reclaim_pinned(struct lt *t) { return reclaim(t, true); }
 const struct lt_case lt_case_reclaim = {
 	.name = "reclaim", .run = lt_reclaim, .skip_flags = MEM_RDONLY,
 	.why_flags = "the buffer is read-only", .why_not = reclaim_why_not,
+	.pinners = lt_pinners_unpin,
 };
 
 const struct lt_case lt_case_reclaim_pinned = {
@@ -185,4 +191,5 @@ static const char *const lazyfree_types[] = { "anon", "anon-thp", NULL };
 const struct lt_case lt_case_lazyfree = {
 	.name = "lazyfree", .run = lt_lazyfree, .types = lazyfree_types,
 	.why = "MADV_FREE frees only private anonymous memory lazily",
+	.pinners = lt_pinners_unpin,
 };

@@ -30,15 +30,15 @@ static int lt_shrink(struct lt *t, bool punch)
 		    ftruncate(t->m.fd, 0))
 		return -errno;
 	/* the old contents, from the pinned pages */
-	ret = fixed_io(&t->ring, true, t->tfd, buf, t->chk, t->chk, 0);
+	ret = fixed_io(lt_ring(t), true, t->tfd, buf, t->chk, t->chk, 0);
 	if (!ret)
 		ret = lt_target_holds(t, t->chk, t->got,
 				      "WRITE_FIXED lost the pinned pages' data");
 	/* new contents into them, and out again */
 	if (!ret)
-		ret = fixed_io(&t->ring, false, t->tfd, buf, t->chk, 0, 0);
+		ret = fixed_io(lt_ring(t), false, t->tfd, buf, t->chk, 0, 0);
 	if (!ret)
-		ret = fixed_io(&t->ring, true, t->tfd, buf, t->chk,
+		ret = fixed_io(lt_ring(t), true, t->tfd, buf, t->chk,
 				  2 * t->chk, 0);
 	if (!ret)
 		ret = lt_target_holds(t, 2 * t->chk, t->want,

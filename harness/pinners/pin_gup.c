@@ -54,11 +54,10 @@ static int gup_open_err(const char *name, int err)
 		      name, GUP_TEST_PATH);
 }
 
-static int gup_open(struct pinner *p, const struct opts *o)
+static int gup_open(struct pinner *p)
 {
-	(void)o;
 	p->fd = open(GUP_TEST_PATH, O_RDWR | O_CLOEXEC);
-	return p->fd < 0 ? gup_open_err(p->ops->name, errno) : LP_OK;
+	return p->fd < 0 ? gup_open_err(p->info->name, errno) : LP_OK;
 }
 
 static void gup_close(struct pinner *p)
@@ -72,11 +71,11 @@ static void gup_close(struct pinner *p)
  * gup-fast passes its flags as they are, so FOLL_LONGTERM must be the
  * running kernel's: its value is known for 6.1 (it moved in later ones).
  */
-static int gup_fast_open(struct pinner *p, const struct opts *o)
+static int gup_fast_open(struct pinner *p)
 {
 	int major = 0, minor = 0, ret;
 
-	ret = gup_open(p, o);
+	ret = gup_open(p);
 	if (ret != LP_OK)
 		return ret;
 	sscanf(kernel_release(), "%d.%d", &major, &minor);
@@ -181,16 +180,17 @@ out:
 	return LP_OK;
 }
 
+/* gup_test unpins within its ioctl: no unpin(), nothing held to test */
 const struct pinner_ops pin_gup_fast_ops = {
-	.name = "gup-fast",
 	.open = gup_fast_open,
 	.pin = gup_pin,
 	.close = gup_close,
+	.readonly = true,
 };
 
 const struct pinner_ops pin_gup_ops = {
-	.name = "gup",
 	.open = gup_open,
 	.pin = gup_pin,
 	.close = gup_close,
+	.readonly = true,
 };

@@ -247,11 +247,11 @@ pinner-io)
 pinner-torture)
 	expect 2 "--torture registers io_uring buffers, not --pinner gup pins: drop one of them$" --pinner gup --torture 1 --mem anon ;;
 pinner-lifetime-gup)
-	expect 2 "--lifetime cycles: --pinner gup unpins inside its ioctl, so there is no unpin to test: drop --pinner, or give --pinner rdma$" --pinner gup --lifetime cycles --mem anon ;;
+	expect 2 "--lifetime cycles: --pinner gup unpins inside its ioctl, so there is no unpin to test: give --pinner io_uring or rdma$" --pinner gup --lifetime cycles --mem anon ;;
 pinner-lifetime-case)
-	expect 2 "--lifetime fork registers io_uring buffers; --pinner rdma has cycles, reclaim and lazyfree only: give one of them, or drop --pinner$" --pinner rdma --lifetime fork --mem anon ;;
+	expect 2 "--lifetime fork takes --pinner io_uring only: with --pinner rdma give reclaim, lazyfree or cycles$" --pinner rdma --lifetime fork --mem anon ;;
 pinner-lifetime-ro)
-	expect 2 "--lifetime reclaim --pinner rdma registers a memory region the device writes: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
+	expect 2 "--lifetime reclaim pins for the device to write: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
 pinner-absent)
 	# no gup_test here (debugfs unmounted, or CONFIG_GUP_TEST=n)
 	[ -e /sys/kernel/debug/gup_test ] && skip "this kernel has gup_test: nothing absent to check"
