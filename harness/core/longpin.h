@@ -56,40 +56,55 @@ enum {
 	MEM_MULTI	= 1 << 6,	/* one buffer over several VMAs (or a hole) */
 };
 
+/* The options of the command line, one bit each in struct opts' given. */
+enum opt_id {
+	OPT_MEM, OPT_SIZE, OPT_PREFAULT, OPT_DIR, OPT_DEV, OPT_PINNER,
+	OPT_READONLY_PIN, OPT_TARGET, OPT_TARGET_OVERWRITE, OPT_BS, OPT_QD,
+	OPT_IOS, OPT_RUNTIME, OPT_REPEAT, OPT_NO_IO, OPT_CYCLES,
+	OPT_MMAP_PROBE, OPT_CONCURRENT, OPT_SECONDS, OPT_SEED, OPT_OPS,
+	OPT_EXPECT, OPT_CSV, OPT_QUIET, OPT_NO_MEMLOCK_CHECK, OPT_INJECT,
+	OPT_LIST, OPT_HELP, OPT_NR
+};
+#define OPT(id)		(1ULL << (id))
+
+#define LP_MAX_ARGS	16
+
+/* What a command was given (opts.c parses, cmd.c's commands read it). */
 struct opts {
+	const struct lp_cmd *cmd;
+	uint64_t given;			/* OPT(id) of every option given */
+	const char *arg[LP_MAX_ARGS];	/* the words that are no option */
+	int nargs;
+	/* the buffer */
 	const char *mem;
 	size_t size;
 	unsigned int prefaults;		/* bit mask of 1 << enum prefault */
-	const char *dir;
-	const char *dev;
+	const char *dir, *dev;		/* its place (mem.c: places[]) */
+	/* the pin */
+	const char *pinner;		/* --pinner NAME (default io_uring) */
+	bool readonly_pin;		/* no FOLL_WRITE */
+	bool no_memlock_check;		/* let the kernel judge RLIMIT_MEMLOCK */
+	const char *inject;		/* corrupt | leak | fill: self-tests */
+	/* register: fixed-buffer I/O and cycles */
 	const char *target;
 	bool target_overwrite;		/* --target may be a file with data */
-	unsigned int bs;
-	unsigned int qd;
+	unsigned int bs, qd, repeat;
 	uint64_t ios;
 	double runtime;
-	unsigned int repeat;
+	bool no_io;
+	unsigned int cycles;		/* more pin/unpin cycles */
+	bool mmap_probe;		/* time mmap+munmap in a thread meanwhile */
+	/* lifetime, torture */
+	const char *lcase;		/* lifetime CASE */
+	bool concurrent;		/* other pinners meanwhile: no global balance */
+	unsigned int seconds;		/* torture's */
+	uint64_t seed;
+	const char *torture_ops;	/* --ops LIST: a subset of the threads */
+	/* the rows */
 	const char *expect;
 	const char *csv;
-	const char *inject;		/* corrupt | leak | fill: self-tests */
-	unsigned int cycles;		/* more register/unregister cycles */
-	bool mmap_probe;		/* time mmap+munmap in a thread meanwhile */
-	bool print_expected;		/* print the contract's answer, run nothing */
-	bool no_io;
 	bool quiet;
-	const char *lifetime;		/* --lifetime CASE (lifetime.c) */
-	bool list;			/* --list with --lifetime: main.c lists */
-	bool no_memlock_check;		/* let the kernel judge RLIMIT_MEMLOCK */
-	bool concurrent;		/* other pinners meanwhile: no global balance */
-	const char *io_opt;		/* an I/O-only option given (--qd, ...) */
-	unsigned int torture;		/* --torture SECONDS (torture.c), 0: none */
-	const char *pinner;		/* --pinner NAME (default io_uring) */
-	bool readonly_pin;		/* --readonly-pin: no FOLL_WRITE */
-	uint64_t seed;			/* --seed N */
-	bool have_seed;
-	bool have_size;			/* --size given (--torture's default differs) */
-	const char *torture_ops;	/* --ops LIST: a subset of the threads */
-	bool torture_list;		/* --torture --list */
+	bool list;			/* names, one a line, and nothing run */
 };
 
 /* One buffer of one memory type, set up by a backend. */
@@ -120,8 +135,26 @@ struct mem_ops {
 	int (*populate)(struct mem *m, enum prefault pf);
 };
 
-/* opts.c */
+/* opts.c: the options, their parsing, help and manual page */
+struct lp_cmd_opt {
+	enum opt_id id;
+	const char *help;		/* NULL: the option's own */
+};
 int opts_parse(struct opts *o, int argc, char **argv);
+bool opt_given(const struct opts *o, enum opt_id id);
+const char *opt_name(enum opt_id id);
+void opts_help(FILE *f, const struct lp_cmd_opt *opts);
+void opts_man(FILE *f, const struct lp_cmd_opt *opts);
+void man_text(FILE *f, const char *text);
+void man_esc(FILE *f, const char *text);
+const char *opt_synopsis(enum opt_id id, bool needed, char *buf, size_t n);
+void items_head(FILE *f, bool man, const char *title);
+void item_help(FILE *f, bool man, const char *name, const char *help);
+/* a space no line of the help breaks at */
+#define LP_NBSP		'\x01'
+#define LP_NBSP_S	"\x01"
+/* wrap @text at 79 columns, every line after the first indented @indent */
+void text_wrap(FILE *f, const char *text, int indent, int col);
 
 /* mem.c: the registry of backends and what they share */
 const struct mem_ops *mem_find(const char *name);
@@ -129,7 +162,11 @@ const struct mem_ops *mem_nth(size_t i);
 void mem_list(void);
 void mem_list_types(void);
 void mem_place_from_env(const struct mem_ops *ops, struct opts *o);
-int mem_check_size(const struct mem_ops *ops, const struct opts *o);
+/* @io: the run's I/O checks at least one --bs block */
+int mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io);
+/* huge pages of the default size free and not reserved (-1: none here) */
+long hugepages_free(void);
+void mem_list_help(FILE *f, bool man);
 int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o);
 void mem_teardown(struct mem *m);
 int mem_populate(struct mem *m, enum prefault pf);
@@ -304,20 +341,28 @@ int fixed_io(struct io_uring *ring, bool write, int fd, void *buf, size_t len,
 /* output.c: can --csv @path take our rows (@hdr: another schema's header)? */
 int csv_check(const char *path, const char *hdr);
 
-/* fio_import.c: longpin --fio-memtype, --fio-result, --fio-import */
-int fio_main(int argc, char **argv);
+/* fio_import.c: longpin fio-memtype, fio-result, fio-import; argv[0] theirs */
+int fio_memtype_main(int argc, char **argv);
+int fio_result_main(int argc, char **argv);
+int fio_import_main(int argc, char **argv);
 
-/* lifetime.c: --lifetime CASE instead of the registration measurement */
-int lifetime_main(const struct mem_ops *ops, const struct opts *o,
-		  const struct contract *c);
-/* --lifetime CASE --list: the memory types CASE applies to, one a line */
-int lifetime_list(const char *name);
-
-/* torture.c: --torture SECONDS instead of the registration measurement */
-int torture_main(const struct mem_ops *ops, const struct opts *o,
+/* lifetime.c: longpin lifetime CASE */
+int lifetime_check(struct opts *o);
+/* the case RLIMIT_MEMLOCK is its to test: no check of it up front */
+bool lifetime_own_limits(const struct opts *o);
+int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 		 const struct contract *c);
-/* --torture --list: the memory types it applies to, one a line */
+/* lifetime CASE --list: the memory types CASE applies to; NULL: the cases */
+int lifetime_list(const char *name);
+void lifetime_more(FILE *f, bool man);
+
+/* torture.c: longpin torture */
+int torture_run(const struct mem_ops *ops, const struct opts *o,
+		const struct contract *c);
+size_t torture_default_size(const struct mem_ops *ops);
+/* torture --list: the memory types it applies to, one a line */
 int torture_list(void);
+void torture_more(FILE *f, bool man);
 
 /* output.c; NaN figures and negative counts are written as "-" */
 struct row {

@@ -608,7 +608,7 @@ int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
  */
 int row_write(const struct row *r, const struct opts *o, bool header, int ret)
 {
-	if (!o->quiet && o->lifetime)
+	if (!o->quiet && o->lcase)
 		table_print_lifetime(r, header);
 	else if (!o->quiet)
 		table_print(r, header, o);

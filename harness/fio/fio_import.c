@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* fio-jobs/: the memory type of fio's mem= and its runs as longpin CSV rows. */
+/*
+ * fio-jobs/'s commands: the memory type of fio's mem= (fio-memtype), its
+ * error as the CSV's result (fio-result), and its runs as longpin CSV
+ * rows through the one CSV writer (fio-import). Each takes its own words,
+ * argv[0] the command.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <libgen.h>
@@ -82,14 +87,14 @@ static int fio_probe(const char *mem, struct mem *m)
 }
 
 /* --fio-memtype MEM [FS DAX]: "MEMTYPE FS DAX", tab separated */
-static int fio_memtype_main(int argc, char **argv)
+int fio_memtype_main(int argc, char **argv)
 {
 	struct mem m = { .fd = -1 };
 	int ret;
 
 	if (argc != 2 && argc != 4)
 		return lp_err(LP_EUSAGE,
-			      "usage: longpin --fio-memtype MEM [FS_TYPE DAX]");
+			      "usage: longpin fio-memtype MEM [FS_TYPE DAX]");
 	if (argc == 4) {
 		snprintf(m.fs_type, sizeof(m.fs_type), "%s", argv[2]);
 		m.dax = atoi(argv[3]);
@@ -410,7 +415,7 @@ static int meta_repeat(const struct lines *meta, const char *raw,
  * --fio-import RAWDIR OUT.csv ACCEL < JOBS: a row per line of meta.tsv,
  * all appended to OUT.csv (- for stdout) or none.
  */
-static int fio_import_main(int argc, char **argv)
+int fio_import_main(int argc, char **argv)
 {
 	struct lines meta = { .nf = M_NR }, jobs = { .nf = J_NR };
 	struct pair *pairs = NULL;
@@ -423,7 +428,7 @@ static int fio_import_main(int argc, char **argv)
 
 	if (argc != 4)
 		return lp_err(LP_EUSAGE,
-			      "usage: longpin --fio-import RAWDIR OUT.csv ACCEL < JOBS.tsv");
+			      "usage: longpin fio-import RAWDIR OUT.csv ACCEL < JOBS.tsv");
 	snprintf(path, sizeof(path), "%s/meta.tsv", argv[1]);
 	f = fopen(path, "r");
 	if (!f)
@@ -463,30 +468,17 @@ out:
 }
 
 /* --fio-result ERROR: fio's error as the CSV's result, 0 or -ENAME */
-static int fio_result_main(int argc, char **argv)
+int fio_result_main(int argc, char **argv)
 {
 	char *end;
 	long e;
 
 	if (argc != 2)
-		return lp_err(LP_EUSAGE, "usage: longpin --fio-result ERROR");
+		return lp_err(LP_EUSAGE, "usage: longpin fio-result ERROR");
 	e = strtol(argv[1], &end, 10);
 	if (*end || end == argv[1] || e < 0 || e > 4095)
-		return lp_err(LP_EUSAGE, "--fio-result %s: give fio's error, 0 to 4095",
+		return lp_err(LP_EUSAGE, "fio-result %s: give fio's error, 0 to 4095",
 			      argv[1]);
 	printf(e ? "-%s\n" : "0\n", errno_name(e));
 	return LP_OK;
-}
-
-/* longpin --fio-memtype | --fio-result | --fio-import: @argv[0] is the mode */
-int fio_main(int argc, char **argv)
-{
-	if (!strcmp(argv[0], "--fio-memtype"))
-		return fio_memtype_main(argc, argv);
-	if (!strcmp(argv[0], "--fio-result"))
-		return fio_result_main(argc, argv);
-	if (!strcmp(argv[0], "--fio-import"))
-		return fio_import_main(argc, argv);
-	return lp_err(LP_EUSAGE, "unknown option '%s': see longpin --help",
-		      argv[0]);
 }

@@ -378,7 +378,7 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 	t->chk = t->m.len / 2 < LT_CHECK_MAX ? t->m.len / 2 : LT_CHECK_MAX;
 	t->chk &= ~(size_t)4095;
 	if (!ret && t->chk < 4096)
-		return lp_err(LP_EUSAGE, "--lifetime %s needs --size 8K or more",
+		return lp_err(LP_EUSAGE, "lifetime %s needs --size 8K or more",
 			      k->name);
 	if (!ret && !k->no_target)
 		ret = target_open(t);
@@ -430,7 +430,7 @@ static int run_pf(struct lt *t, const struct lt_case *k)
 	ret = k->own_mem ? k->run(t) : mem_case(t, k);
 	lt_cleanup(t);
 	if (ret == LT_SKIP)
-		return lp_err(LP_SKIP, "--lifetime %s: %s", k->name, t->note);
+		return lp_err(LP_SKIP, "lifetime %s: %s", k->name, t->note);
 	return ret;
 }
 
@@ -453,7 +453,7 @@ static int case_unknown(const char *name)
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		list_add(list, sizeof(list), i, ARRAY_SIZE(cases),
 			 cases[i]->name);
-	return lp_err(LP_EUSAGE, "--lifetime %s: give %s", name, list);
+	return lp_err(LP_EUSAGE, "lifetime %s: no such case: give %s", name, list);
 }
 
 const char *const lt_pinners_unpin[] = { "io_uring", "rdma", NULL };
@@ -514,16 +514,16 @@ static int pinner_fits(const struct lt_case *k, const struct opts *o)
 
 	if (!ops->unpin)
 		return lp_err(LP_EUSAGE,
-			      "--lifetime %s: --pinner %s unpins inside its ioctl, so there is no unpin to test: give --pinner %s",
+			      "lifetime %s: --pinner %s unpins inside its ioctl, so there is no unpin to test: give --pinner %s",
 			      k->name, o->pinner, pinners_of(k, list, sizeof(list)));
 	if (!case_takes(k, o->pinner))
 		return lp_err(LP_EUSAGE,
-			      "--lifetime %s takes --pinner %s only: with --pinner %s give %s",
+			      "lifetime %s takes --pinner %s only: with --pinner %s give %s",
 			      k->name, pinners_of(k, list, sizeof(list)), o->pinner,
 			      cases_of(o->pinner, other, sizeof(other)));
 	if (o->readonly_pin)
 		return lp_err(LP_EUSAGE,
-			      "--lifetime %s pins for the device to write: drop --readonly-pin",
+			      "lifetime %s pins for the device to write: drop --readonly-pin",
 			      k->name);
 	if (o->mmap_probe && !ops->cycles)
 		return lp_err(LP_EUSAGE,
@@ -533,17 +533,22 @@ static int pinner_fits(const struct lt_case *k, const struct opts *o)
 }
 
 /*
- * --lifetime CASE --list: the memory types CASE applies to, one a line,
- * in --list's order. Whether one runs here is the run's to say: the
- * kernel may refuse it (exit 77 with the reason), or this machine lack
- * its file system, device or huge pages.
+ * lifetime CASE --list: the memory types CASE applies to, one a line, in
+ * the order of `longpin types`. Whether one runs here is the run's to
+ * say: the kernel may refuse it (exit 77 with the reason), or this
+ * machine lack its file system, device or huge pages. Without CASE: the
+ * cases, the one list of them that the scripts and tests read.
  */
 int lifetime_list(const char *name)
 {
-	const struct lt_case *k = case_find(name);
+	const struct lt_case *k = name ? case_find(name) : NULL;
 	const struct mem_ops *ops;
 	size_t i;
 
+	for (i = 0; !name && i < ARRAY_SIZE(cases); i++)
+		printf("%s\n", cases[i]->name);
+	if (!name)
+		return LP_OK;
 	if (!k)
 		return case_unknown(name);
 	for (i = 0; (ops = mem_nth(i)); i++)
@@ -552,20 +557,89 @@ int lifetime_list(const char *name)
 	return LP_OK;
 }
 
-int lifetime_main(const struct mem_ops *ops, const struct opts *o,
-		  const struct contract *c)
+/* The options only some cases take: theirs, else a usage error. */
+static int case_opts(const struct lt_case *k, const struct opts *o)
 {
-	const struct lt_case *k = case_find(o->lifetime);
-	struct lt t = { .o = o, .c = c, .ops = ops, .tfd = -1 };
-	int ret, worst = LP_OK;
+	static const enum opt_id own[] = {
+		OPT_CYCLES, OPT_MMAP_PROBE, OPT_CONCURRENT,
+	};
+	char who[96];
+	size_t i, j, n, w;
 
+	for (i = 0; i < ARRAY_SIZE(own); i++) {
+		if (!opt_given(o, own[i]) || (k->takes & OPT(own[i])))
+			continue;
+		for (j = n = 0; j < ARRAY_SIZE(cases); j++)
+			n += !!(cases[j]->takes & OPT(own[i]));
+		who[0] = '\0';
+		for (j = w = 0; j < ARRAY_SIZE(cases); j++)
+			if (cases[j]->takes & OPT(own[i]))
+				list_add(who, sizeof(who), w++, n,
+					 cases[j]->name);
+		return lp_err(LP_EUSAGE,
+			      "lifetime %s ignores --%s (only lifetime %s takes it): drop it",
+			      k->name, opt_name(own[i]), who);
+	}
+	if (o->mmap_probe && !o->cycles)
+		return lp_err(LP_EUSAGE,
+			      "--mmap-probe runs during --cycles: give --cycles N too");
+	return LP_OK;
+}
+
+/*
+ * longpin lifetime CASE: a case, the run's pinner one it takes, the
+ * options only some cases take theirs. Without CASE, --list lists them.
+ */
+int lifetime_check(struct opts *o)
+{
+	const struct lt_case *k;
+	int ret;
+
+	o->lcase = o->nargs ? o->arg[0] : NULL;
+	if (!o->lcase && o->list)
+		return LP_OK;
+	if (!o->lcase)
+		return lp_err(LP_EUSAGE,
+			      "longpin lifetime needs a CASE: longpin lifetime --list lists them");
+	k = case_find(o->lcase);
 	if (!k)
-		return case_unknown(o->lifetime);
+		return case_unknown(o->lcase);
+	if (o->list)
+		return LP_OK;
 	ret = pinner_fits(k, o);
-	if (ret != LP_OK)
-		return ret;
+	return ret != LP_OK ? ret : case_opts(k, o);
+}
+
+bool lifetime_own_limits(const struct opts *o)
+{
+	const struct lt_case *k = o->lcase ? case_find(o->lcase) : NULL;
+
+	return o->no_memlock_check || (k && k->no_memlock_check);
+}
+
+/* The cases, for longpin lifetime --help and the manual page. */
+void lifetime_more(FILE *f, bool man)
+{
+	char help[320], list[64];
+	size_t i;
+
+	items_head(f, man, "Cases (longpin lifetime --list)");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(help, sizeof(help), "%s (--pinner %s)", cases[i]->help,
+			 pinners_of(cases[i], list, sizeof(list)));
+		item_help(f, man, cases[i]->name, help);
+	}
+}
+
+int lifetime_run(const struct mem_ops *ops, const struct opts *o,
+		 const struct contract *c)
+{
+	const struct lt_case *k = case_find(o->lcase);
+	struct lt t = { .o = o, .c = c, .ops = ops, .tfd = -1 };
+	int worst = LP_OK, ret;
+
 	if (k->own_mem && !lt_case_applies(k, ops))
-		return lp_err(LP_SKIP, "--lifetime %s runs on %s memory only (--mem %s)",
+		return lp_err(LP_SKIP, "lifetime %s runs on %s memory only (--mem %s)",
 			      k->name, k->types[0], k->types[0]);
 	t.want = aligned_alloc(4096, LT_CHECK_MAX);
 	t.got = aligned_alloc(4096, LT_CHECK_MAX);

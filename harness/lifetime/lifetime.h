@@ -47,6 +47,7 @@ struct lt {
 };
 struct lt_case {
 	const char *name;
+	const char *help;		/* what it does, for the help */
 	int (*run)(struct lt *t);	/* 0, -errno, or LT_SKIP (note: why) */
 	bool own_mem;			/* does not set --mem up itself */
 	bool no_target;			/* needs no I/O target file */
@@ -61,6 +62,7 @@ struct lt_case {
 	const char *const *pinners;
 	bool own_unpin_check;		/* waits for VmPin itself (close-ring) */
 	bool no_memlock_check;		/* RLIMIT_MEMLOCK is its to test */
+	uint64_t takes;			/* OPT() of the options only it takes */
 };
 
 /* the pinners of the cases that pin, unpin and let the device write */

@@ -97,6 +97,9 @@ static int lt_cycles(struct lt *t)
 }
 
 const struct lt_case lt_case_cycles = {
-	.name = "cycles", .run = lt_cycles, .no_target = true,
+	.name = "cycles",
+	.help = "10000 (or --cycles N) pin/unpin cycles, each answering the contract's, pins balanced at the end (refused types too)",
+	.run = lt_cycles, .no_target = true,
 	.refused_too = true, .pinners = lt_pinners_unpin,
+	.takes = OPT(OPT_CYCLES) | OPT(OPT_MMAP_PROBE) | OPT(OPT_CONCURRENT),
 };

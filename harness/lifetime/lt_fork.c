@@ -56,6 +56,8 @@ static int lt_fork(struct lt *t)
 }
 
 const struct lt_case lt_case_fork = {
-	.name = "fork", .run = lt_fork, .types = private_types,
+	.name = "fork",
+	.help = "fork a child that writes its copy: the parent's pinned pages stay the parent's, READ_FIXED lands in them",
+	.run = lt_fork, .types = private_types,
 	.why = "not a private mapping: the child's writes are the parent's by design",
 };

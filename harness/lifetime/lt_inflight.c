@@ -98,11 +98,15 @@ static int lt_close_ring(struct lt *t)
 }
 
 const struct lt_case lt_case_unreg_inflight = {
-	.name = "unreg-inflight", .run = lt_unreg_inflight,
+	.name = "unreg-inflight",
+	.help = "unregister while READ_FIXED are in flight: it returns, every one completes with its data",
+	.run = lt_unreg_inflight,
 	.skip_flags = MEM_RDONLY, .why_flags = "the buffer is read-only",
 };
 
 const struct lt_case lt_case_close_ring = {
-	.name = "close-ring", .run = lt_close_ring,
+	.name = "close-ring",
+	.help = "close the ring still registered: its teardown unpins, VmPin comes back",
+	.run = lt_close_ring,
 	.own_unpin_check = true,
 };

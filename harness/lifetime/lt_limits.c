@@ -82,6 +82,8 @@ static int lt_limits(struct lt *t)
 static const char *const anon_only[] = { "anon", NULL };
 
 const struct lt_case lt_case_limits = {
-	.name = "limits", .run = lt_limits, .own_mem = true, .no_target = true,
+	.name = "limits",
+	.help = "the kernel's limits on buffers: 16384 and 16385 buffers, 1 GiB and 1 GiB + 4 KiB, four rows on anon",
+	.run = lt_limits, .own_mem = true, .no_target = true,
 	.types = anon_only,
 };

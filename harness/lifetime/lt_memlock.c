@@ -87,6 +87,8 @@ static int lt_memlock(struct lt *t)
 }
 
 const struct lt_case lt_case_memlock = {
-	.name = "memlock", .run = lt_memlock, .no_target = true,
+	.name = "memlock",
+	.help = "register under RLIMIT_MEMLOCK: -ENOMEM exactly when the buffer does not fit what the limit leaves",
+	.run = lt_memlock, .no_target = true,
 	.refused_too = true, .no_memlock_check = true,
 };

@@ -69,7 +69,9 @@ static int lt_mremap(struct lt *t)
 }
 
 const struct lt_case lt_case_mremap = {
-	.name = "mremap", .run = lt_mremap,
+	.name = "mremap",
+	.help = "move the buffer with mremap: the old, registered range still addresses the pinned pages",
+	.run = lt_mremap,
 	.skip_flags = MEM_MULTI | MEM_RDONLY,
 	.why_flags = "the buffer is not one whole writable mapping",
 };

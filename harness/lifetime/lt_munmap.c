@@ -33,6 +33,8 @@ static int lt_munmap(struct lt *t)
 }
 
 const struct lt_case lt_case_munmap = {
-	.name = "munmap", .run = lt_munmap, .skip_flags = MEM_RDONLY,
+	.name = "munmap",
+	.help = "munmap the pinned buffer: fixed I/O still reaches the pinned pages, VmPin holds until the unpin",
+	.run = lt_munmap, .skip_flags = MEM_RDONLY,
 	.why_flags = "the buffer is read-only",
 };

@@ -175,13 +175,17 @@ static int lt_reclaim(struct lt *t) { return reclaim(t, false); }
 static int lt_reclaim_pinned(struct lt *t) { return reclaim(t, true); }
 
 const struct lt_case lt_case_reclaim = {
-	.name = "reclaim", .run = lt_reclaim, .skip_flags = MEM_RDONLY,
+	.name = "reclaim",
+	.help = "the device writes the buffer through the pin, then unpin, reclaim and read back: the data must survive (a contract names a known loss: defect)",
+	.run = lt_reclaim, .skip_flags = MEM_RDONLY,
 	.why_flags = "the buffer is read-only", .why_not = reclaim_why_not,
 	.pinners = lt_pinners_unpin,
 };
 
 const struct lt_case lt_case_reclaim_pinned = {
-	.name = "reclaim-pinned", .run = lt_reclaim_pinned,
+	.name = "reclaim-pinned",
+	.help = "as reclaim, and the buffer paged out once while still pinned",
+	.run = lt_reclaim_pinned,
 	.skip_flags = MEM_RDONLY, .why_flags = "the buffer is read-only",
 	.why_not = reclaim_why_not,
 };
@@ -189,7 +193,9 @@ const struct lt_case lt_case_reclaim_pinned = {
 static const char *const lazyfree_types[] = { "anon", "anon-thp", NULL };
 
 const struct lt_case lt_case_lazyfree = {
-	.name = "lazyfree", .run = lt_lazyfree, .types = lazyfree_types,
+	.name = "lazyfree",
+	.help = "as reclaim, on private anonymous memory written and MADV_FREEd before the pin",
+	.run = lt_lazyfree, .types = lazyfree_types,
 	.why = "MADV_FREE frees only private anonymous memory lazily",
 	.pinners = lt_pinners_unpin,
 };

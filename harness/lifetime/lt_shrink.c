@@ -55,11 +55,15 @@ static int lt_truncate(struct lt *t) { return lt_shrink(t, false); }
 static int lt_punch(struct lt *t) { return lt_shrink(t, true); }
 
 const struct lt_case lt_case_truncate = {
-	.name = "truncate", .run = lt_truncate, .types = shmem_file_types,
+	.name = "truncate",
+	.help = "truncate the shmem file under the pin: the pinned pages keep their data and take fixed I/O both ways",
+	.run = lt_truncate, .types = shmem_file_types,
 	.why = "needs a shmem file (memfd, tmpfs-shared)",
 };
 
 const struct lt_case lt_case_punch = {
-	.name = "punch", .run = lt_punch, .types = shmem_file_types,
+	.name = "punch",
+	.help = "punch a hole in the shmem file under the pin: as truncate",
+	.run = lt_punch, .types = shmem_file_types,
 	.why = "needs a shmem file (memfd, tmpfs-shared)",
 };

@@ -75,5 +75,7 @@ out:
 }
 
 const struct lt_case lt_case_update = {
-	.name = "update", .run = lt_update, .refused_too = true,
+	.name = "update",
+	.help = "a sparse table whose slot 0 is updated to the buffer: the update answers what registering does",
+	.run = lt_update, .refused_too = true,
 };

@@ -154,13 +154,13 @@ void mem_list_types(void)
 	}
 }
 
-void mem_list_help(FILE *f)
+void mem_list_help(FILE *f, bool man)
 {
 	const struct mem_ops *ops;
 	size_t i;
 
 	for (i = 0; (ops = mem_nth(i)); i++)
-		fprintf(f, "  %-15s %s\n", ops->name, ops->help);
+		item_help(f, man, ops->name, ops->help);
 }
 
 /* The directory or device that @ops needs, given or from its variable. */
@@ -180,7 +180,7 @@ static int mem_check_place(const struct mem_ops *ops, const struct opts *o)
 }
 
 /* Size rules that hold before anything is mapped. */
-int mem_check_size(const struct mem_ops *ops, const struct opts *o)
+int mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io)
 {
 	size_t pg = sysconf(_SC_PAGESIZE), huge;
 
@@ -193,8 +193,7 @@ int mem_check_size(const struct mem_ops *ops, const struct opts *o)
 			      "--size %zu is not a multiple of the page size %zu: round it to %zuK",
 			      o->size, pg, (o->size / pg + 1) * pg / KiB);
 	/* the I/O check writes and reads back one --bs block at least */
-	if (!o->no_io && !o->lifetime && !o->print_expected &&
-	    !(ops->flags & MEM_RDONLY) && o->size < o->bs)
+	if (io && !(ops->flags & MEM_RDONLY) && o->size < o->bs)
 		return lp_err(LP_EUSAGE,
 			      "--size %zuK is smaller than --bs %zuK: give --size %zuK or more, a smaller --bs, or --no-io",
 			      o->size / KiB, (size_t)o->bs / KiB,
@@ -450,16 +449,28 @@ int mem_half(const char *name, size_t size, size_t *half)
 	return LP_OK;
 }
 
+/*
+ * The huge pages a hugetlb mapping can still have: free and not reserved
+ * by another mapping (-1: this kernel has none). The one statement of
+ * it: the tests and the guest's fio.sh ask `longpin hugepages`.
+ */
+long hugepages_free(void)
+{
+	long free_pages = meminfo_kb("HugePages_Free:");
+
+	return free_pages < 0 ? -1 : free_pages - meminfo_kb("HugePages_Rsvd:");
+}
+
 /* hugetlb pages must be free (and not reserved) before we map them. */
 int mem_need_hugepages(const char *name, size_t len)
 {
-	long free_pages = meminfo_kb("HugePages_Free:");
+	long avail = hugepages_free();
 	long rsvd = meminfo_kb("HugePages_Rsvd:");
 	long total = meminfo_kb("HugePages_Total:");
 	size_t hps = hugepage_size();
 	long need = len / hps;
 
-	if (free_pages < 0)
+	if (avail < 0)
 		return lp_err(LP_SKIP,
 			      "%s: this kernel has no hugetlb pages (CONFIG_HUGETLBFS): use a kernel with it",
 			      name);
@@ -467,10 +478,9 @@ int mem_need_hugepages(const char *name, size_t len)
 		return lp_err(LP_FAIL,
 			      "%s: HugePages_Rsvd reads %ld, above HugePages_Total %ld: the kernel's hugetlb reservation count underflowed (a kernel bug; a torture run's hugetlb_rsvd_delta shows which run): reboot the machine",
 			      name, rsvd, total);
-	if (free_pages - rsvd >= need)
+	if (avail >= need)
 		return LP_OK;
 	return lp_err(LP_SKIP,
 		      "%s needs %ld free %zu kB huge pages, %ld are free: reserve them as root with `echo %ld > /proc/sys/vm/nr_hugepages`",
-		      name, need, hps / KiB, free_pages - rsvd,
-		      total + need - (free_pages - rsvd));
+		      name, need, hps / KiB, avail, total + need - avail);
 }

@@ -20,6 +20,4 @@
 	__attribute__((used, section("lp_mem_types"),			\
 		       aligned(sizeof(void *)))) = &(ops)
 
-void mem_list_help(FILE *f);
-
 #endif

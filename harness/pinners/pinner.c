@@ -35,13 +35,12 @@ const struct pinner_info *pinner_find(const char *name)
 	return NULL;
 }
 
-void pinner_list_help(FILE *f)
+void pinners_help(FILE *f, bool man)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(pinners); i++)
-		fprintf(f, "                  %-9s %s\n", pinners[i].name,
-			pinners[i].help);
+		item_help(f, man, pinners[i].name, pinners[i].help);
 }
 
 /* "gup-fast", or "gup-fast/ro": the contract's name of a pin */

@@ -84,7 +84,7 @@ struct pinner_info {
 /* pinner.c: the pinners of pinners.def */
 const struct pinner_info *pinner_nth(size_t i);
 const struct pinner_info *pinner_find(const char *name);
-void pinner_list_help(FILE *f);
+void pinners_help(FILE *f, bool man);
 /* "io_uring", "gup-fast/ro": the contract's name of --pinner's pin */
 const char *pinner_key(char *buf, size_t n, const struct opts *o);
 /* --pinner NAME for options @o, opened: LP_OK or an exit status */

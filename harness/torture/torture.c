@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --torture SECONDS --mem TYPE: every operation of torture_ops.c that
- * applies to TYPE in its own thread on one buffer for SECONDS; every
+ * longpin torture --mem TYPE: every operation of torture_ops.c that
+ * applies to TYPE in its own thread on one buffer for --seconds; every
  * registration and update answer judged against the contract and the
  * race answers, every fixed I/O round checked, pins balanced at the end;
  * one row in its own CSV (schema torture-1). See README.md, "Torture".
@@ -262,10 +262,34 @@ static bool op_listed(const char *list, const char *name)
 	return false;
 }
 
+/* "reg, io, remap, ...": the operations, in the order of their threads */
+static const char *op_names(char *buf, size_t n)
+{
+	const struct tt_op *op;
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	for (i = 0; (op = tt_op_nth(i)) && len < n; i++)
+		len += snprintf(buf + len, n - len, "%s%s", i ? ", " : "",
+				op->name);
+	return buf;
+}
+
+/* The operations, for longpin torture --help and the manual page. */
+void torture_more(FILE *f, bool man)
+{
+	char names[160], text[256];
+
+	snprintf(text, sizeof(text), "%s; one thread each that applies to TYPE (--ops: a subset).",
+		 op_names(names, sizeof(names)));
+	items_head(f, man, "Operations");
+	item_help(f, man, "--ops", text);
+}
+
 /* --ops LIST: every name an op; returns LP_OK or a usage error. */
 static int ops_check(const struct tt *t)
 {
-	char list[256], *tok, *save = NULL;
+	char list[256], names[160], *tok, *save = NULL;
 	const struct tt_op *op;
 	size_t i;
 
@@ -278,8 +302,8 @@ static int ops_check(const struct tt *t)
 			;
 		if (!op)
 			return lp_err(LP_EUSAGE,
-				      "--ops %s: no operation %s: give a comma list of reg, io, remap, mremap, fork, madvise, trunc, thp, mprotect, migrate",
-				      t->o->torture_ops, tok);
+				      "--ops %s: no operation %s: give a comma list of %s",
+				      t->o->torture_ops, tok, op_names(names, sizeof(names)));
 		if (op->why_not && op->why_not(t))
 			return lp_err(LP_SKIP, "--ops %s: %s does not apply to %s: %s",
 				      t->o->torture_ops, tok, t->ops->name,
@@ -346,7 +370,7 @@ static size_t threads_run(struct tt *t, struct tt_thr *h, size_t n,
 			break;
 		}
 	}
-	t->deadline = now_ns() + t->o->torture * 1000000000ULL;
+	t->deadline = now_ns() + t->o->seconds * 1000000000ULL;
 	/* LONGPIN_TEST_FAULT=torture-deadline: a run of 0 s (util.c) */
 	if (lp_test_fault("torture-deadline"))
 		t->deadline = now_ns();
@@ -451,7 +475,7 @@ static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
 	fprintf(f, "torture-1,%s,%s,%s,%s,%s,%s,%zu,%u,%llu,%016llx,%zu,%s",
 		ts, kernel_release(), t->c ? contract_name(t->c) : "-",
 		cpu_accel(), t->ops->name, t->m.fs_type, t->len,
-		t->o->torture, (unsigned long long)e->seed,
+		t->o->seconds, (unsigned long long)e->seed,
 		(unsigned long long)e->seq, e->threads, e->names);
 	for (i = 0; i < TC_NR; i++)
 		fprintf(f, ",%lu", t->cnt[i]);
@@ -473,7 +497,7 @@ static void summary(FILE *f, const struct tt *t, const struct tt_end *e)
 
 	fmt_size(sz, sizeof(sz), t->len);
 	fprintf(f, "torture %s %s %u s seed %llu, threads %s\n", t->ops->name,
-		sz, t->o->torture, (unsigned long long)e->seed, e->names);
+		sz, t->o->seconds, (unsigned long long)e->seed, e->names);
 	fputs("  ops:     ", f);
 	for (i = 0; i < TC_REG_OK; i++)
 		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);
@@ -574,26 +598,23 @@ static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 }
 
 /* Without --size: 4 MiB, or 4 granules where a granule is 2 MiB or more. */
-static size_t default_size(const struct mem_ops *ops)
+size_t torture_default_size(const struct mem_ops *ops)
 {
 	return 4 * granule(ops) > 4 * MiB ? 4 * granule(ops) : 4 * MiB;
 }
 
-int torture_main(const struct mem_ops *ops, const struct opts *user,
-		 const struct contract *c)
+int torture_run(const struct mem_ops *ops, const struct opts *o,
+		const struct contract *c)
 {
-	struct opts o_ = *user, *o = &o_;
 	struct tt t = { .o = o, .c = c, .ops = ops, .tfd = -1 };
 	struct tt_thr h[TT_MAX_THREADS];
-	uint64_t seed = o->have_seed ? o->seed :
+	uint64_t seed = opt_given(o, OPT_SEED) ? o->seed :
 			splitmix64(now_ns() ^ (uint64_t)getpid() << 32);
 	char names[160];
 	struct tt_end e = { .acq0 = -1, .rel0 = -1, .rsvd0 = -1, .kmsg = -1 };
 	size_t n;
 	int ret;
 
-	if (!o->have_size)
-		o->size = default_size(ops);
 	pthread_mutex_init(&t.layout, NULL);
 	pthread_mutex_init(&t.lock, NULL);
 	/* system-wide, like nr_foll_pin: not judged beside other pinners */

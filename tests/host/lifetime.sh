@@ -25,7 +25,7 @@ lt() {
 lt_skip() {
 	applies "$1" && fail "$case $1: longpin --lifetime $case --list lists $1, which it skips"
 	run_longpin --lifetime "$case" --mem "$1" --size 4M
-	[ "$rc" = 77 ] && grep -q "^longpin: --lifetime $case: $1" "$T/out" ||
+	[ "$rc" = 77 ] && grep -q "^longpin: lifetime $case: $1" "$T/out" ||
 		fail "$case $1: want exit 77 with a reason, got $rc"
 }
 # rows_ok N: N rows, all op lifetime-$case (or $2), pass, no leak

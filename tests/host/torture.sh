@@ -128,16 +128,16 @@ badinput)
 		grep -qF -- "$msg" "$T/out" || fail "longpin $*: no '$msg'"
 		[ ! -e "$csv" ] || fail "longpin $*: left $csv"
 	}
-	expect 2 "--torture 0: give whole seconds from 1 to 3600" --torture 0 --mem anon --csv "$csv"
-	expect 2 "--torture 1.5: give whole seconds" --torture 1.5 --mem anon
+	expect 2 "--seconds 0: give whole seconds from 1 to 3600" --torture 0 --mem anon --csv "$csv"
+	expect 2 "--seconds 1.5: give whole seconds" --torture 1.5 --mem anon
 	expect 2 "no memory type: give --mem TYPE" --torture 1
-	expect 2 "--seed belongs to --torture" --seed 1 --mem anon
-	expect 2 "--ops belongs to --torture" --ops reg --mem anon
+	expect 2 "register takes no --seed (an option of torture): drop it" --seed 1 --mem anon
+	expect 2 "register takes no --ops (an option of torture): drop it" --ops reg --mem anon
 	expect 2 "--seed -1: give the number longpin printed" --torture 1 --mem anon --seed -1
 	expect 2 "--ops reg,foo: no operation foo" --torture 1 --mem anon --ops reg,foo
 	expect 77 "--ops thp: thp does not apply to anon" --torture 1 --mem anon --ops thp --csv "$csv"
-	expect 2 "--torture and --lifetime munmap are two modes" --torture 1 --mem anon --lifetime munmap
-	expect 2 "so --qd would do nothing" --torture 1 --mem anon --qd 4
+	expect 2 "--torture and --lifetime munmap are two commands: give one" --torture 1 --mem anon --lifetime munmap
+	expect 2 "torture takes no --qd (an option of register): drop it" --torture 1 --mem anon --qd 4
 	expect 2 "drop --prefault" --torture 1 --mem anon --prefault none
 	expect 2 "needs --size of 4 granules of 4K at least: give --size 16K" --torture 1 --mem anon --size 8K --csv "$csv"
 	echo "schema,other" >"$T/other.csv"
