@@ -530,18 +530,23 @@ static void synopsis(FILE *f, const struct lp_cmd *c, bool man)
 	const struct lp_cmd_opt *op;
 	size_t len;
 
-	len = snprintf(line, sizeof(line), "longpin %s%s%s", c->name,
-		       c->args ? " " : "", c->args ? c->args : "");
+	len = snprintf(line, sizeof(line), "%s%s%s%s", man ? "" : "longpin ",
+		       man ? "" : c->name, c->args && !man ? " " : "",
+		       c->args ? c->args : "");
 	for (op = c->opts; op->id != OPT_NR && len < sizeof(line); op++)
 		if (op->id != OPT_HELP)
 			len += snprintf(line + len, sizeof(line) - len, " %s",
 					opt_synopsis(op->id,
 						     c->needs & OPT(op->id),
 						     w, sizeof(w)));
-	if (man)
-		man_text(f, line);
-	else
+	if (man) {
+		fprintf(f, ".B longpin %s\n", c->name);
+		if (line[*line == ' '])
+			man_text(f, line + (*line == ' '));
+		fputs(".br\n", f);
+	} else {
 		text_wrap(f, line, 8, 0);
+	}
 }
 
 void cmd_help(FILE *f, const struct lp_cmd *c)
@@ -603,10 +608,10 @@ static int run_man(struct opts *o)
 	(void)o;
 	printf(".TH LONGPIN 1 \"\" \"longpin %s\" \"User Commands\"\n", LONGPIN_VERSION);
 	puts(".SH NAME\nlongpin \\- the long-term pinning contract of memory, per memory type");
-	puts(".SH SYNOPSIS\n.nf");
+	puts(".SH SYNOPSIS\n.nh\n.ad l");
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		synopsis(stdout, &cmds[i], true);
-	puts(".fi\n.SH DESCRIPTION");
+	puts(".ad\n.hy\n.SH DESCRIPTION");
 	man_text(stdout, "longpin makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer (io_uring fixed buffers; GUP through gup_test; RDMA memory regions), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows, which longpin-compare(1) joins.");
 	puts(".PP");
 	man_text(stdout, "The forms before the commands still run as the command they were: longpin --mem TYPE ... (register), --lifetime CASE, --torture SECONDS (torture --seconds), --print-expected (expected), --list (types --list), --list-types (types), --list-contracts (contracts), --print-accel (accel), --fio-memtype, --fio-result, --fio-import, --version.");

@@ -433,6 +433,10 @@ int opts_parse(struct opts *o, int argc, char **argv)
 	ret = find_cmd(o, &argc, &argv);
 	if (ret != LP_OK)
 		return ret;
+	if (o->cmd->raw && argc == 3 && !strcmp(argv[2], "--help")) {
+		cmd_help(stdout, o->cmd);
+		return -1;
+	}
 	if (o->cmd->raw)
 		return parse_words(o, argc, argv, 2);
 	ret = parse_opts(o, argc - 1, argv + 1);
