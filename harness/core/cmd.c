@@ -233,7 +233,7 @@ static int run_lifetime(struct opts *o)
 	int ret;
 
 	if (o->list)
-		return lifetime_list(o->lcase);
+		return lifetime_list(o->lcase, o);
 	ret = prepare(o, &ops, &c, lifetime_own_limits(o) ? no_limits :
 		      pops->check, false, false);
 	return ret != LP_OK ? ret : lifetime_run(ops, o, c);
@@ -246,7 +246,7 @@ static const struct lp_cmd_opt lifetime_opts[] = {
 	{ OPT_MMAP_PROBE, "lifetime cycles: a second thread times mmap+munmap of a page (with --cycles)" },
 	{ OPT_CONCURRENT, "lifetime cycles beside other pinning processes: the system-wide nr_foll_pin balance is left to the caller (VmPin, per process, is still checked)" },
 	{ OPT_EXPECT }, { OPT_CSV }, { OPT_QUIET }, { OPT_NO_MEMLOCK_CHECK },
-	{ OPT_LIST, "without CASE: the cases, one a line; with CASE: the memory types it applies to" },
+	{ OPT_LIST, "without CASE: the cases, one a line (with --pinner: those that take it); with CASE: the memory types it applies to" },
 	{ OPT_HELP }, END,
 };
 

@@ -352,8 +352,11 @@ int lifetime_check(struct opts *o);
 bool lifetime_own_limits(const struct opts *o);
 int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 		 const struct contract *c);
-/* lifetime CASE --list: the memory types CASE applies to; NULL: the cases */
-int lifetime_list(const char *name);
+/*
+ * lifetime CASE --list: the memory types CASE applies to; NULL: the cases
+ * (with --pinner: those that take it)
+ */
+int lifetime_list(const char *name, const struct opts *o);
 void lifetime_more(FILE *f, bool man);
 
 /* torture.c: longpin torture */

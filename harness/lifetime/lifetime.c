@@ -537,16 +537,18 @@ static int pinner_fits(const struct lt_case *k, const struct opts *o)
  * the order of `longpin types`. Whether one runs here is the run's to
  * say: the kernel may refuse it (exit 77 with the reason), or this
  * machine lack its file system, device or huge pages. Without CASE: the
- * cases, the one list of them that the scripts and tests read.
+ * cases (with --pinner, those that take it), the one list of them that
+ * the scripts and tests read.
  */
-int lifetime_list(const char *name)
+int lifetime_list(const char *name, const struct opts *o)
 {
 	const struct lt_case *k = name ? case_find(name) : NULL;
 	const struct mem_ops *ops;
 	size_t i;
 
 	for (i = 0; !name && i < ARRAY_SIZE(cases); i++)
-		printf("%s\n", cases[i]->name);
+		if (!opt_given(o, OPT_PINNER) || case_takes(cases[i], o->pinner))
+			printf("%s\n", cases[i]->name);
 	if (!name)
 		return LP_OK;
 	if (!k)
