@@ -1,5 +1,5 @@
 #!/bin/bash
-# torture.sh CASE: longpin --torture on this machine's kernel: every
+# torture.sh CASE: longpin torture on this machine's kernel: every
 # registration answers the contract or a race answer, every fixed I/O
 # round holds its pattern, thousands of operations, pins balanced.
 . "$(dirname "$0")/../lib.sh"
@@ -16,7 +16,7 @@ col() { csv_awk "$csv" -v c="$1" 'NR > 1 { v = $col(c) } END { print v }'; }
 tt() {
 	local m=$1 size=$2 secs=$3
 	shift 3
-	run_longpin --torture "$secs" --mem "$m" --size "$size" --csv "$csv" "$@"
+	run_longpin torture --seconds "$secs" --mem "$m" --size "$size" --csv "$csv" "$@"
 	[ "$rc" = 77 ] && skip "$m: $(tail -1 "$T/out")"
 	[ "$rc" = 0 ] || fail "$m: exit $rc"
 }
