@@ -59,6 +59,11 @@ for k in "${list[@]}"; do
 done
 
 start=$(date +%s)
+# first_of CSV COLUMN: COLUMN (by the header's name) of the first row
+first_of() {
+	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		k { print $k; exit }' "$1"
+}
 stage() { echo "[$(date +%T) +$(( $(date +%s) - start ))s] $*"; }
 need_packages "${HARNESS_PACKAGES[@]}"
 stage "build: longpin and longpin-compare"
@@ -201,10 +206,10 @@ done
 	echo "host: $(uname -r), $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)" GiB"}' /proc/meminfo)"
 	[ -z "$accel_line" ] || echo "$accel_line"
 	for c in "${csvs[@]}"; do
-		echo "kernel $(basename "$c" .csv): $(awk -F, 'NR == 2 {print $4; exit}' "$c")"
+		echo "kernel $(basename "$c" .csv): $(first_of "$c" kernel)"
 	done
 	for c in "${tcsvs[@]}"; do
-		echo "kernel $(basename "$c" .csv | sed 's/^torture-//'): $(awk -F, 'NR == 2 {print $3; exit}' "$c")"
+		echo "kernel $(basename "$c" .csv | sed 's/^torture-//'): $(first_of "$c" kernel)"
 	done
 	vm/longpin-vm kernels 2>/dev/null | grep -E '^(stock|patched|debian)'
 	echo "kernel-patches/series: $(grep -vc '^#' kernel-patches/series 2>/dev/null) patches"
