@@ -138,9 +138,10 @@ files=''
 while IFS='|' read -r g pair mem target rw missing; do
 	[ -z "$missing" ] || continue
 	# fio cannot allocate huge page buffers without free huge pages (an
-	# ENOMEM at allocation, not a registration answer): skip those pairs
+	# ENOMEM at allocation, not a registration answer): skip those pairs.
+	# Free and not reserved: longpin's hugepages, the one rule of it
 	case $mem in shmhuge | mmaphuge*)
-		[ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" -gt 0 ] 2>/dev/null ||
+		[ "$("$LONGPIN" hugepages)" -gt 0 ] 2>/dev/null ||
 			{ echo "$g|$pair" >>"$list.nohuge"; continue; } ;;
 	esac
 	# longpin's memory type, and the file system of mem=TYPE:FILE as its
