@@ -13,6 +13,9 @@
  * A row may start with "pinner LIST" (a comma list of pinners, NAME/ro for
  * a read-only pin): the answer of those --pinner. A row without it is
  * io_uring's, whose answers are most of every contract.
+ * "include NAME" reads the rows of harness/contracts/NAME.inc there: the
+ * rows every kernel shares (common.inc), which a contract overrides with
+ * a row of its own before the include (first match wins).
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -139,14 +142,49 @@ static int parse_match(struct contract *c, const char *arg)
 	return -EINVAL;
 }
 
-static int parse_contract(struct contract *c, const char *name,
-			  const char *text)
+/* The embedded text of harness/contracts/@file ("common.inc"), or NULL. */
+static const char *contract_text(const char *file)
+{
+	int i;
+
+	for (i = 0; lp_contract_names[i]; i++)
+		if (!strcmp(lp_contract_names[i], file))
+			return lp_contract_texts[i];
+	return NULL;
+}
+
+static bool is_include(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 4 && !strcmp(name + n - 4, ".inc");
+}
+
+static int parse_text(struct contract *c, const char *file, const char *text,
+		      int depth);
+
+/* "include NAME": the rows of NAME.inc, here. */
+static int parse_include(struct contract *c, const char *arg, int depth)
+{
+	char file[64];
+	const char *text;
+
+	if (sscanf(arg, "%58s", file) != 1 || depth > 4)
+		return -EINVAL;
+	strcat(file, ".inc");
+	text = contract_text(file);
+	if (!text)
+		return -ENOENT;
+	return parse_text(c, file, text, depth + 1) == LP_OK ? 0 : -EINVAL;
+}
+
+static int parse_text(struct contract *c, const char *file, const char *text,
+		      int depth)
 {
 	char line[256], *hash;
 	int lineno = 0, ret;
 	size_t n;
 
-	snprintf(c->name, sizeof(c->name), "%s", name);
 	while (*text) {
 		n = strcspn(text, "\n");
 		snprintf(line, sizeof(line), "%.*s", (int)n, text);
@@ -157,35 +195,51 @@ static int parse_contract(struct contract *c, const char *name,
 			*hash = '\0';
 		if (strspn(line, " \t") == strlen(line))
 			continue;
-		if (!strncmp(line, "match ", 6))
+		if (!strncmp(line, "match ", 6) && !depth)
 			ret = parse_match(c, line + 6);
+		else if (!strncmp(line, "include ", 8))
+			ret = parse_include(c, line + 8, depth);
 		else if (c->nrows == MAX_ROWS)
 			ret = -ENOSPC;
 		else
 			ret = parse_row(&c->rows[c->nrows++], line);
 		if (ret)
 			return lp_err(LP_EUSAGE,
-				      "contract %s line %d is malformed: fix harness/contracts/%s.contract",
-				      name, lineno, name);
+				      "contract %s: line %d of %s is malformed: fix harness/contracts/%s",
+				      c->name, lineno, file, file);
 	}
 	return LP_OK;
 }
 
+static int parse_contract(struct contract *c, const char *name,
+			  const char *text)
+{
+	char file[64];
+
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	snprintf(file, sizeof(file), "%s.contract", name);
+	return parse_text(c, file, text, 0);
+}
+
+/* The contracts: the .contract files (a .inc file is rows they include). */
 static int contracts_load(void)
 {
-	int i;
+	int i, n = 0;
 
 	if (contracts)
 		return LP_OK;
-	while (lp_contract_names[nr_contracts])
-		nr_contracts++;
-	contracts = calloc(nr_contracts, sizeof(*contracts));
+	while (lp_contract_names[n])
+		n++;
+	contracts = calloc(n, sizeof(*contracts));
 	if (!contracts)
 		return lp_err(LP_EUSAGE, "out of memory");
-	for (i = 0; i < nr_contracts; i++)
-		if (parse_contract(&contracts[i], lp_contract_names[i],
+	for (i = 0; i < n; i++) {
+		if (is_include(lp_contract_names[i]))
+			continue;
+		if (parse_contract(&contracts[nr_contracts++], lp_contract_names[i],
 				   lp_contract_texts[i]) != LP_OK)
 			exit(LP_EUSAGE);
+	}
 	return LP_OK;
 }
 
