@@ -15,15 +15,27 @@
 
 #include "longpin.h"
 
-/* The counters of a run: operations, then outcomes (CSV columns). */
+/*
+ * The counters of a run, each with its CSV column, in their order: the
+ * operations, then (from TC_REG_OK) the outcomes. The one list of them:
+ * the enum, the names and the CSV header are made from it.
+ */
+#define TT_COUNTERS(X)							\
+	X(TC_REG, "reg") X(TC_UPD, "upd") X(TC_IO, "io")		\
+	X(TC_REMAP, "remap") X(TC_MREMAP, "mremap") X(TC_FORK, "fork")	\
+	X(TC_MADVISE, "madvise") X(TC_TRUNCATE, "truncate")		\
+	X(TC_PUNCH, "punch") X(TC_THP, "thp") X(TC_COMPACT, "compact")	\
+	X(TC_MPROTECT, "mprotect") X(TC_MIGRATE, "migrate")		\
+	X(TC_REG_OK, "reg_ok") X(TC_REG_REFUSED, "reg_refused")		\
+	X(TC_REG_RACED, "reg_raced") X(TC_REG_BAD, "reg_bad")		\
+	X(TC_IO_OK, "io_ok") X(TC_IO_RACED, "io_raced")			\
+	X(TC_IO_BAD, "io_bad") X(TC_CHILD_FAULTED, "child_faulted")	\
+	X(TC_OP_ERR, "op_err") X(TC_HARNESS_ERR, "harness_err")
+
 enum tt_cnt {
-	/* operations */
-	TC_REG, TC_UPD, TC_IO, TC_REMAP, TC_MREMAP, TC_FORK, TC_MADVISE,
-	TC_TRUNCATE, TC_PUNCH, TC_THP, TC_COMPACT, TC_MPROTECT, TC_MIGRATE,
-	/* outcomes */
-	TC_REG_OK, TC_REG_REFUSED, TC_REG_RACED, TC_REG_BAD,
-	TC_IO_OK, TC_IO_RACED, TC_IO_BAD,
-	TC_CHILD_FAULTED, TC_OP_ERR, TC_HARNESS_ERR,
+#define TT_ENUM(id, name) id,
+	TT_COUNTERS(TT_ENUM)
+#undef TT_ENUM
 	TC_NR
 };
 extern const char *const tt_cnt_names[TC_NR];
