@@ -137,39 +137,6 @@ run_torture() {
 	return $rc
 }
 
-# torture.md: a row per memory type, per kernel its operations, verdict
-# and what went wrong (from the CSVs' own columns, by name)
-torture_report() {
-	{
-		echo "# longpin --torture: operations and verdict per memory type"
-		echo
-		echo "ops: every operation of every thread; raced: registrations answered -EFAULT"
-		echo "while a range was unmapped, read-only or truncated under them; io: fixed"
-		echo "I/O rounds checked (ok / raced with a content-changing op); reports:"
-		echo "kernel reports in /dev/kmsg during the run."
-		awk -F, '
-		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; k = FILENAME
-			sub(/.*torture-/, "", k); sub(/\.csv$/, "", k); ks[++nk] = k; next }
-		{ m = $c["memtype"]; if (!(m in seen)) { seen[m] = 1; ms[++nm] = m }
-		  # the operation counters: the columns between ops and reg_ok
-		  ops = 0
-		  for (j = c["ops"] + 1; j < c["reg_ok"]; j++) ops += $j
-		  cell[m, k] = sprintf("%s %d ops, reg %d ok %d refused %d raced, io %d/%d, migrate %d, reports %s%s",
-			$c["verdict"], ops, $c["reg_ok"], $c["reg_refused"], $c["reg_raced"],
-			$c["io_ok"], $c["io_raced"], $c["migrate"], $c["kernel_reports"],
-			$c["verdict"] == "fail" ? ": " $c["note"] : "")
-		  secs[k] = $c["seconds"]; kern[k] = $c["kernel"] }
-		END {
-			printf "\n| memory type |"; for (i = 1; i <= nk; i++) printf " %s (%s, %s s) |", ks[i], kern[ks[i]], secs[ks[i]]
-			printf "\n|---|"; for (i = 1; i <= nk; i++) printf "---|"
-			printf "\n"
-			for (j = 1; j <= nm; j++) { printf "| %s |", ms[j]
-				for (i = 1; i <= nk; i++) printf " %s |", ((ms[j], ks[i]) in cell) ? cell[ms[j], ks[i]] : "-"
-				printf "\n" }
-		}' "$@"
-	} >"$out/torture.md"
-}
-
 # the accelerator of every guest of this run, proved by a boot of the
 # first VM kernel (vm/lib/accel.sh), said once and kept in RUN.txt
 accel_line=
@@ -216,7 +183,9 @@ done
 	echo "failed: ${failed[*]:-none}"
 } >"$out/RUN.txt"
 if [ ${#tcsvs[@]} -ge 1 ]; then
-	torture_report "${tcsvs[@]}"
+	# a row per memory type, per kernel its operations, verdict and
+	# what went wrong: longpin's, which writes the torture CSVs
+	build/longpin torture-report "${tcsvs[@]}" >"$out/torture.md" || failed+=("torture report")
 	stage "torture: $out/torture.md"
 fi
 if [ ${#csvs[@]} -ge 2 ]; then

@@ -295,6 +295,11 @@ static const struct lp_cmd_opt torture_opts[] = {
 	{ OPT_HELP }, END,
 };
 
+static int run_torture_report(struct opts *o)
+{
+	return torture_report(o->nargs, o->arg);
+}
+
 /* ---- expected ---- */
 
 /* What the contract says, for other tools (fio rows). */
@@ -446,6 +451,9 @@ static const struct lp_cmd cmds[] = {
 	  "Races a thread per operation (register/update, fixed I/O, remap, mremap, fork, madvise, truncate/punch, THP flips, mprotect, migration) on one buffer of memory TYPE for --seconds, judges every answer, every I/O round and the kernel log, and writes one row of its own CSV schema. The command of `longpin --torture SECONDS ...`.",
 	  torture_opts, OPT(OPT_MEM), 0, false, torture_check, run_torture,
 	  torture_more },
+	{ "torture-report", "CSV...", "the torture CSVs of a run as one markdown table",
+	  "Prints the torture CSVs of a run, one per kernel (torture-KERNEL.csv), as one markdown table: a row per memory type, a column per kernel, in each cell the verdict, the operations and outcomes and why a run failed. ./run.sh --torture writes it to torture.md.",
+	  help_only, 0, LP_MAX_ARGS, true, NULL, run_torture_report },
 	{ "expected", NULL, "print the contract's answer for TYPE, set nothing up",
 	  "Prints what the contract says for memory TYPE, one line per prefault: CONTRACT TYPE PREFAULT SIZE EXPECTED NOFAULT (tab separated; '-' when unknown). The command of `longpin --print-expected ...`.",
 	  expected_opts, OPT(OPT_MEM), 0, false, readonly_check, run_expected },

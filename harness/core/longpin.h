@@ -366,6 +366,8 @@ size_t torture_default_size(const struct mem_ops *ops);
 /* torture --list: the memory types it applies to, one a line */
 int torture_list(void);
 void torture_more(FILE *f, bool man);
+/* report.c: torture-report CSV...: the CSVs of a run as a markdown table */
+int torture_report(int nfiles, const char *const *files);
 
 /* output.c; NaN figures and negative counts are written as "-" */
 struct row {

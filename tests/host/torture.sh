@@ -118,6 +118,27 @@ seed)
 		fail "--ops madvise ran $(col ops)"
 	[ "$(awk 'END { print NR }' "$csv")" = 5 ] || fail "want a header and 4 rows"
 	pass "seed 12345 twice: seq_hash $h1 both times; seed $s printed and recorded" ;;
+report)
+	# longpin torture-report: a row per memory type, a column per
+	# kernel (torture-KERNEL.csv), a failed run's cell says why
+	for k in stock patched; do
+		csv=$T/torture-$k.csv
+		tt anon 1M 1 --concurrent --seed 3
+		tt memfd 1M 1 --concurrent --seed 3
+	done
+	csv_awk "$T/torture-patched.csv" 'NR == 3 { $col("verdict") = "fail"; $col("note") = "pin leak: VmPin +4 kB" } { print }' >"$T/p" &&
+		mv "$T/p" "$T/torture-patched.csv"
+	run_longpin torture-report "$T/torture-stock.csv" "$T/torture-patched.csv"
+	[ "$rc" = 0 ] || fail "torture-report: exit $rc"
+	grep -q "^| memory type | stock ($(uname -r), 1 s) | patched ($(uname -r), 1 s) |$" "$T/out" || fail "no header naming both kernels"
+	grep -Eq "^\| anon \| pass [0-9]+ ops, reg [0-9]+ ok 0 refused [0-9]+ raced, io [0-9]+/[0-9]+, migrate [0-9]+, reports [0-9-]+ \| pass " "$T/out" ||
+		fail "no anon row of two passing cells"
+	grep -Eq "^\| memfd \| pass .* \| fail [0-9]+ ops, .*: pin leak: VmPin \+4 kB \|$" "$T/out" ||
+		fail "the failed cell does not say why"
+	[ "$(grep -c '^| [a-z]' "$T/out")" = 3 ] || fail "want a header and two type rows"
+	run_longpin torture-report "$T/nope.csv"
+	[ "$rc" = 2 ] || fail "a missing CSV: exit $rc"
+	pass "torture-report: a row per type, a column per kernel, the failed cell's note" ;;
 badinput)
 	# expect STATUS MESSAGE ARGS...
 	expect() {
