@@ -228,6 +228,19 @@ jobs)
 	done
 	n=$(cat "$J"/*.fio | grep -c '^\[.*-fixed\]')
 	pass "$n fixed/plain twins; fio parses every job file as fio.sh runs it, with its parameters" ;;
+cites)
+	# every script a job file's comments name exists (they named
+	# run-fio.sh and memtype.sh long after both were gone)
+	n=0
+	for f in "$J"/*.fio "$J"/global.inc; do
+		for s in $(grep '^;' "$f" | grep -oE '[A-Za-z0-9_./-]+\.sh' | sort -u); do
+			[ -f "$ROOT/$s" ] || [ -f "$J/$s" ] ||
+				fail "${f##*/} cites $s, which is not in the repository"
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -gt 0 ] || fail "no job file cites a script: the check checks nothing"
+	pass "$n scripts cited by the job files, each there" ;;
 guest-expected)
 	# vm/guest/fio.sh asks longpin for each pair's expected answer: a
 	# longpin that fails to say (here a real usage error, an unknown
