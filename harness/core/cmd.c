@@ -500,12 +500,7 @@ const struct lp_cmd *cmd_nth(size_t i)
 
 const struct lp_cmd *cmd_find(const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(cmds[i].name, name))
-			return &cmds[i];
-	return NULL;
+	return TABLE_FIND(cmds, name, name);
 }
 
 bool cmd_takes(const struct lp_cmd *c, enum opt_id id)

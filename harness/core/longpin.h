@@ -130,6 +130,7 @@ struct mem_ops {
 	const char *backing;	/* anon, shmem, hugetlb, page-cache, dax, ... */
 	enum mem_place place;
 	unsigned int flags;	/* MEM_HUGETLB: free huge pages checked first */
+	unsigned long arg;	/* setup()'s own: mmap, memfd, shm flags, ... */
 	int (*setup)(struct mem *m, const struct opts *o);
 	/* optional: defaults to mem_populate() */
 	int (*populate)(struct mem *m, enum prefault pf);
@@ -196,6 +197,11 @@ int errno_from_name(const char *name);
 uint64_t now_ns(void);
 void pattern_fill(void *buf, size_t len, uint64_t seed);
 void list_add(char *buf, size_t n, size_t i, size_t count, const char *word);
+const void *table_find(const void *base, size_t n, size_t size, size_t off,
+		       const char *name);
+#define TABLE_FIND(t, field, name)					\
+	((typeof(&(t)[0]))table_find((t), ARRAY_SIZE(t), sizeof((t)[0]),	\
+				     offsetof(typeof((t)[0]), field), (name)))
 
 /* util.c: progress of a long phase on a terminal's stderr */
 struct progress {

@@ -146,6 +146,22 @@ int errno_from_name(const char *name)
 	return 0;
 }
 
+/*
+ * The entry of a table of @n entries of @size bytes at @base whose name
+ * (the const char * at @off in each) is @name, or NULL.
+ */
+const void *table_find(const void *base, size_t n, size_t size, size_t off,
+		       const char *name)
+{
+	const char *e = base;
+	size_t i;
+
+	for (i = 0; i < n; i++, e += size)
+		if (!strcmp(*(const char *const *)(e + off), name))
+			return e;
+	return NULL;
+}
+
 /* Append @word, the @i-th of @count, to a list "a", "a or b", "a, b or c". */
 void list_add(char *buf, size_t n, size_t i, size_t count, const char *word)
 {

@@ -110,6 +110,30 @@ int lt_target_holds(struct lt *t, off_t off, const void *exp,
 	return -EIO;
 }
 
+/*
+ * READ_FIXED the target's pattern (t->want, at offset 0) into the
+ * registered address @at: then @seen, where the buffer is now, holds it,
+ * else -EIO with a note (@what).
+ */
+int lt_read_check(struct lt *t, void *at, const void *seen, const char *what)
+{
+	int ret = fixed_io(lt_ring(t), false, t->tfd, at, t->chk, 0, 0);
+
+	return ret ? ret : lt_mem_holds(t, seen, t->want, what);
+}
+
+/*
+ * WRITE_FIXED from the registered address @from to the target at @off:
+ * then the target there holds @exp, else -EIO with a note (@what).
+ */
+int lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
+		   const char *what)
+{
+	int ret = fixed_io(lt_ring(t), true, t->tfd, from, t->chk, off, 0);
+
+	return ret ? ret : lt_target_holds(t, off, exp, what);
+}
+
 int lt_mem_holds(struct lt *t, const void *p, const void *exp,
 		 const char *what)
 {
@@ -391,6 +415,8 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 		ret = k->run(t);
 	if (ret == LT_SKIP)
 		return ret;
+	if (!ret && k->checks_data && !strcmp(t->check, "-"))
+		strcpy(t->check, "ok");
 	if (t->registered && lt_unreg(t) && !ret)
 		ret = -EIO;
 	if (!k->own_unpin_check) {
@@ -637,7 +663,7 @@ int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 		 const struct contract *c)
 {
 	const struct lt_case *k = case_find(o->lcase);
-	struct lt t = { .o = o, .c = c, .ops = ops, .tfd = -1 };
+	struct lt t = { .o = o, .c = c, .ops = ops, .k = k, .tfd = -1 };
 	int worst = LP_OK, ret;
 
 	if (k->own_mem && !lt_case_applies(k, ops))

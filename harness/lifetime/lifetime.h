@@ -25,6 +25,7 @@ struct lt {
 	const struct opts *o;
 	const struct contract *c;
 	const struct mem_ops *ops;
+	const struct lt_case *k;	/* the case */
 	enum prefault pf;
 	struct pinner p;		/* the run's pinner, opened per prefault */
 	bool registered;		/* p holds a pin of the buffer */
@@ -61,6 +62,8 @@ struct lt_case {
 	/* the pinners it takes (NULL: io_uring alone, whose ring it uses) */
 	const char *const *pinners;
 	bool own_unpin_check;		/* waits for VmPin itself (close-ring) */
+	bool checks_data;		/* its data check is "ok" when it answers 0 */
+	unsigned int arg;		/* run()'s own: two cases, one run */
 	bool no_memlock_check;		/* RLIMIT_MEMLOCK is its to test */
 	uint64_t takes;			/* OPT() of the options only it takes */
 };
@@ -83,6 +86,10 @@ int lt_target_holds(struct lt *t, off_t off, const void *exp,
 		    const char *what);
 int lt_mem_holds(struct lt *t, const void *p, const void *exp,
 		 const char *what);
+/* a fixed read into @at (or write from @from) of chk bytes, then checked */
+int lt_read_check(struct lt *t, void *at, const void *seen, const char *what);
+int lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
+		   const char *what);
 /* io_uring's ring, for the cases that take io_uring alone */
 struct io_uring *lt_ring(struct lt *t);
 int lt_reg(struct lt *t);

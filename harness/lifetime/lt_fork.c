@@ -45,18 +45,13 @@ static int lt_fork(struct lt *t)
 	}
 	ret = lt_mem_holds(t, buf + t->chk, t->got,
 			   "the child's writes appear in the parent's buffer");
-	if (!ret)
-		ret = fixed_io(lt_ring(t), false, t->tfd, buf, t->chk, 0, 0);
-	if (!ret)
-		ret = lt_mem_holds(t, buf, t->want,
-				   "READ_FIXED after fork not seen by the parent");
-	if (!ret)
-		strcpy(t->check, "ok");
-	return ret;
+	return ret ? ret : lt_read_check(t, buf, buf,
+					 "READ_FIXED after fork not seen by the parent");
 }
 
 const struct lt_case lt_case_fork = {
 	.name = "fork",
+	.checks_data = true,
 	.help = "fork a child that writes its copy: the parent's pinned pages stay the parent's, READ_FIXED lands in them",
 	.run = lt_fork, .types = private_types,
 	.why = "not a private mapping: the child's writes are the parent's by design",

@@ -58,18 +58,13 @@ static int lt_mremap(struct lt *t)
 	t->m.addr = new;
 	memset(new, 0, t->chk);
 	ret = lt_pin_held(t, "mremap");
-	if (!ret)
-		ret = fixed_io(lt_ring(t), false, t->tfd, old, t->chk, 0, 0);
-	if (!ret)
-		ret = lt_mem_holds(t, new, t->want,
-				   "READ_FIXED at the old address not seen at the new one");
-	if (!ret)
-		strcpy(t->check, "ok");
-	return ret;
+	return ret ? ret : lt_read_check(t, old, new,
+					 "READ_FIXED at the old address not seen at the new one");
 }
 
 const struct lt_case lt_case_mremap = {
 	.name = "mremap",
+	.checks_data = true,
 	.help = "move the buffer with mremap: the old, registered range still addresses the pinned pages",
 	.run = lt_mremap,
 	.skip_flags = MEM_MULTI | MEM_RDONLY,

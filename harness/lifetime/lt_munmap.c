@@ -21,19 +21,13 @@ static int lt_munmap(struct lt *t)
 		return -errno;
 	t->m.shm = t->m.map = NULL;	/* mem_teardown: nothing to unmap */
 	ret = lt_pin_held(t, "munmap");
-	if (!ret)
-		ret = fixed_io(lt_ring(t), true, t->tfd, t->m.addr, t->chk,
-				  t->chk, 0);
-	if (!ret)
-		ret = lt_target_holds(t, t->chk, t->want,
-				      "WRITE_FIXED after munmap wrote other data");
-	if (!ret)
-		strcpy(t->check, "ok");
-	return ret;
+	return ret ? ret : lt_write_check(t, t->m.addr, t->chk, t->want,
+					  "WRITE_FIXED after munmap wrote other data");
 }
 
 const struct lt_case lt_case_munmap = {
 	.name = "munmap",
+	.checks_data = true,
 	.help = "munmap the pinned buffer: fixed I/O still reaches the pinned pages, VmPin holds until the unpin",
 	.run = lt_munmap, .skip_flags = MEM_RDONLY,
 	.why_flags = "the buffer is read-only",

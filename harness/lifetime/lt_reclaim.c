@@ -113,12 +113,13 @@ static int dev_write(struct lt *t)
  * dirties neither the PTE nor the page: unless the unpin marks the pages
  * dirty, reclaim takes them for clean and drops them (a clean shmem page is
  * a hole) and the data is lost (ib_umem_release() dirties an MR's pages).
- * @pinned: page out while still registered (the pins keep the pages,
- * which end up clean and unmapped), unregister, map them again by reading,
- * page out again.
+ * reclaim-pinned (arg 1): page out while still registered (the pins keep
+ * the pages, which end up clean and unmapped), unregister, map them again
+ * by reading, page out again.
  */
-static int reclaim(struct lt *t, bool pinned)
+static int lt_reclaim(struct lt *t)
 {
+	bool pinned = t->k->arg;
 	int ret;
 
 	ret = lt_reg(t);
@@ -170,10 +171,6 @@ static int lt_lazyfree(struct lt *t)
 	return lt_data_lost(t, bytes_lost(t), t->p.ops->dev_writer);
 }
 
-static int lt_reclaim(struct lt *t) { return reclaim(t, false); }
-
-static int lt_reclaim_pinned(struct lt *t) { return reclaim(t, true); }
-
 const struct lt_case lt_case_reclaim = {
 	.name = "reclaim",
 	.help = "the device writes the buffer through the pin, then unpin, reclaim and read back: the data must survive (a contract names a known loss: defect)",
@@ -185,7 +182,7 @@ const struct lt_case lt_case_reclaim = {
 const struct lt_case lt_case_reclaim_pinned = {
 	.name = "reclaim-pinned",
 	.help = "as reclaim, and the buffer paged out once while still pinned",
-	.run = lt_reclaim_pinned,
+	.run = lt_reclaim, .arg = 1,
 	.skip_flags = MEM_RDONLY, .why_flags = "the buffer is read-only",
 	.why_not = reclaim_why_not,
 };

@@ -15,8 +15,9 @@ static const char *const shmem_file_types[] = { "memfd", "tmpfs-shared", NULL };
  * hold what they held and take fixed I/O both ways. The mapping itself
  * is not touched afterwards (beyond EOF it would SIGBUS).
  */
-static int lt_shrink(struct lt *t, bool punch)
+static int lt_shrink(struct lt *t)
 {
+	bool punch = t->k->arg;
 	char *buf = t->m.addr;
 	int ret;
 
@@ -30,40 +31,30 @@ static int lt_shrink(struct lt *t, bool punch)
 		    ftruncate(t->m.fd, 0))
 		return -errno;
 	/* the old contents, from the pinned pages */
-	ret = fixed_io(lt_ring(t), true, t->tfd, buf, t->chk, t->chk, 0);
-	if (!ret)
-		ret = lt_target_holds(t, t->chk, t->got,
-				      "WRITE_FIXED lost the pinned pages' data");
+	ret = lt_write_check(t, buf, t->chk, t->got,
+			     "WRITE_FIXED lost the pinned pages' data");
 	/* new contents into them, and out again */
 	if (!ret)
 		ret = fixed_io(lt_ring(t), false, t->tfd, buf, t->chk, 0, 0);
 	if (!ret)
-		ret = fixed_io(lt_ring(t), true, t->tfd, buf, t->chk,
-				  2 * t->chk, 0);
-	if (!ret)
-		ret = lt_target_holds(t, 2 * t->chk, t->want,
-				      "READ_FIXED then WRITE_FIXED differ");
-	if (!ret)
-		ret = lt_pin_held(t, punch ? "the hole punch" : "the truncation");
-	if (!ret)
-		strcpy(t->check, "ok");
-	return ret;
+		ret = lt_write_check(t, buf, 2 * t->chk, t->want,
+				     "READ_FIXED then WRITE_FIXED differ");
+	return ret ? ret : lt_pin_held(t, punch ? "the hole punch" :
+				       "the truncation");
 }
-
-static int lt_truncate(struct lt *t) { return lt_shrink(t, false); }
-
-static int lt_punch(struct lt *t) { return lt_shrink(t, true); }
 
 const struct lt_case lt_case_truncate = {
 	.name = "truncate",
+	.checks_data = true,
 	.help = "truncate the shmem file under the pin: the pinned pages keep their data and take fixed I/O both ways",
-	.run = lt_truncate, .types = shmem_file_types,
+	.run = lt_shrink, .types = shmem_file_types,
 	.why = "needs a shmem file (memfd, tmpfs-shared)",
 };
 
 const struct lt_case lt_case_punch = {
 	.name = "punch",
+	.checks_data = true,
 	.help = "punch a hole in the shmem file under the pin: as truncate",
-	.run = lt_punch, .types = shmem_file_types,
+	.run = lt_shrink, .arg = 1, .types = shmem_file_types,
 	.why = "needs a shmem file (memfd, tmpfs-shared)",
 };

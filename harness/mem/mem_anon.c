@@ -20,14 +20,10 @@ static int anon_map(struct mem *m, size_t len, int flags, const char *what)
 	return LP_OK;
 }
 
+/* Anonymous memory mapped with the type's flags (arg: MAP_PRIVATE, ...). */
 static int anon_setup(struct mem *m, const struct opts *o)
 {
-	return anon_map(m, o->size, MAP_PRIVATE, "anon");
-}
-
-static int anon_shared_setup(struct mem *m, const struct opts *o)
-{
-	return anon_map(m, o->size, MAP_SHARED, "anon-shared");
+	return anon_map(m, o->size, m->ops->arg, m->ops->name);
 }
 
 static int thp_check(void)
@@ -63,11 +59,6 @@ static int anon_thp_setup(struct mem *m, const struct opts *o)
 		return lp_err(LP_SKIP, "anon-thp: madvise(MADV_HUGEPAGE): %s",
 			      strerror(errno));
 	return LP_OK;
-}
-
-static int readonly_setup(struct mem *m, const struct opts *o)
-{
-	return anon_map(m, o->size, MAP_PRIVATE, "readonly");
 }
 
 /* Fault as asked while writable, then make the mapping PROT_READ. */
@@ -139,7 +130,9 @@ static const struct mem_ops mem_anon_ops = {
 	.help = "private anonymous memory (MAP_PRIVATE|MAP_ANONYMOUS)",
 	.map = "private",
 	.backing = "anon",
-	.setup = anon_setup,};
+	.arg = MAP_PRIVATE,
+	.setup = anon_setup,
+};
 MEM_REGISTER(mem_anon_ops);
 
 static const struct mem_ops mem_anon_thp_ops = {
@@ -149,7 +142,8 @@ static const struct mem_ops mem_anon_thp_ops = {
 	.map = "private",
 	.backing = "anon",
 	.flags = MEM_THP,
-	.setup = anon_thp_setup,};
+	.setup = anon_thp_setup,
+};
 MEM_REGISTER(mem_anon_thp_ops);
 
 static const struct mem_ops mem_anon_shared_ops = {
@@ -158,7 +152,9 @@ static const struct mem_ops mem_anon_shared_ops = {
 	.help = "shared anonymous memory (MAP_SHARED|MAP_ANONYMOUS)",
 	.map = "shared",
 	.backing = "shmem",
-	.setup = anon_shared_setup,};
+	.arg = MAP_SHARED,
+	.setup = anon_setup,
+};
 MEM_REGISTER(mem_anon_shared_ops);
 
 static const struct mem_ops mem_readonly_ops = {
@@ -168,8 +164,10 @@ static const struct mem_ops mem_readonly_ops = {
 	.map = "private",
 	.backing = "anon",
 	.flags = MEM_RDONLY,
-	.setup = readonly_setup,
-	.populate = readonly_populate,};
+	.arg = MAP_PRIVATE,
+	.setup = anon_setup,
+	.populate = readonly_populate,
+};
 MEM_REGISTER(mem_readonly_ops);
 
 static const struct mem_ops mem_mixed_ops = {
@@ -179,7 +177,8 @@ static const struct mem_ops mem_mixed_ops = {
 	.map = "mixed",
 	.backing = "anon+shmem",
 	.flags = MEM_MULTI,
-	.setup = mixed_setup,};
+	.setup = mixed_setup,
+};
 MEM_REGISTER(mem_mixed_ops);
 
 static const struct mem_ops mem_anon_hole_ops = {
@@ -190,5 +189,6 @@ static const struct mem_ops mem_anon_hole_ops = {
 	.backing = "anon+hole",
 	.flags = MEM_MULTI,
 	.setup = hole_setup,
-	.populate = hole_populate,};
+	.populate = hole_populate,
+};
 MEM_REGISTER(mem_anon_hole_ops);

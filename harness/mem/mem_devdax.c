@@ -132,7 +132,8 @@ static const struct mem_ops mem_devdax_ops = {
 	.map = "shared",
 	.backing = "devdax",
 	.place = PLACE_DEVDAX,
-	.setup = devdax_setup,};
+	.setup = devdax_setup,
+};
 MEM_REGISTER(mem_devdax_ops);
 
 static const struct mem_ops mem_anon_devdax_ops = {
@@ -143,5 +144,6 @@ static const struct mem_ops mem_anon_devdax_ops = {
 	.backing = "anon+devdax",
 	.place = PLACE_DEVDAX,
 	.flags = MEM_MULTI,
-	.setup = anon_devdax_setup,};
+	.setup = anon_devdax_setup,
+};
 MEM_REGISTER(mem_anon_devdax_ops);

@@ -67,68 +67,117 @@ static int file_kind_check(const struct mem *m, const char *dir,
 	}
 }
 
-static int file_setup(struct mem *m, const struct opts *o,
-		      enum file_kind kind, int flags, const char *name)
+/*
+ * A file of the type's kind in --dir, mapped as the type says: arg is
+ * FILE_ARG(kind, MAP_SHARED or MAP_PRIVATE).
+ */
+#define FILE_ARG(kind, flags)	((unsigned long)(kind) << 8 | (flags))
+
+static int file_setup(struct mem *m, const struct opts *o)
 {
 	const char *dir = o->dir ? o->dir : "/dev/shm";
+	const char *name = m->ops->name;
 	int ret = mem_tmpfile(m, dir, o->size);
 
 	if (ret != LP_OK)
 		return ret;
-	ret = file_kind_check(m, dir, kind, name);
+	ret = file_kind_check(m, dir, m->ops->arg >> 8, name);
 	if (ret != LP_OK)
 		return ret;
-	ret = mem_map_fd(m, m->fd, o->size, flags);
+	ret = mem_map_fd(m, m->fd, o->size, m->ops->arg & 0xff);
 	if (ret)
 		return lp_err(LP_SKIP, "%s: mmap of a %s file: %s", name,
 			      m->fs_type, strerror(-ret));
 	return LP_OK;
 }
 
-#define FILE_BACKEND(ident, str, ord, kind, mflags, pl, mp, bk, text)	\
-static int ident##_setup(struct mem *m, const struct opts *o)		\
-{									\
-	return file_setup(m, o, kind, mflags, str);			\
-}									\
-static const struct mem_ops mem_##ident##_ops = {			\
-	.name = str,							\
-	.order = ord,							\
-	.help = text,							\
-	.map = mp,							\
-	.backing = bk,							\
-	.place = pl,							\
-	.flags = MEM_FILE,						\
-	.setup = ident##_setup,						\
-};									\
-MEM_REGISTER(mem_##ident##_ops)
+static const struct mem_ops mem_tmpfs_shared_ops = {
+	.name = "tmpfs-shared",
+	.order = 100,
+	.help = "a tmpfs file mapped MAP_SHARED (--dir, default /dev/shm)",
+	.map = "shared",
+	.backing = "shmem",
+	.place = PLACE_TMPFS,
+	.flags = MEM_FILE,
+	.arg = FILE_ARG(FK_TMPFS, MAP_SHARED),
+	.setup = file_setup,
+};
+MEM_REGISTER(mem_tmpfs_shared_ops);
 
-FILE_BACKEND(tmpfs_shared, "tmpfs-shared", 100, FK_TMPFS, MAP_SHARED,
-	     PLACE_TMPFS, "shared", "shmem",
-	     "a tmpfs file mapped MAP_SHARED (--dir, default /dev/shm)");
-FILE_BACKEND(tmpfs_private, "tmpfs-private", 110, FK_TMPFS, MAP_PRIVATE,
-	     PLACE_TMPFS, "private", "shmem",
-	     "a tmpfs file mapped MAP_PRIVATE (--dir, default /dev/shm)");
-FILE_BACKEND(file_shared, "file-shared", 120, FK_PAGECACHE, MAP_SHARED,
-	     PLACE_PAGECACHE, "shared", "page-cache",
-	     "a page-cache file in --dir mapped MAP_SHARED");
-FILE_BACKEND(file_private, "file-private", 130, FK_PAGECACHE, MAP_PRIVATE,
-	     PLACE_PAGECACHE, "private", "page-cache",
-	     "a page-cache file in --dir mapped MAP_PRIVATE");
-FILE_BACKEND(fsdax_shared, "fsdax-shared", 140, FK_DAX, MAP_SHARED,
-	     PLACE_DAX, "shared", "dax",
-	     "a file on a DAX mount (--dir) mapped MAP_SHARED");
-FILE_BACKEND(fsdax_private, "fsdax-private", 150, FK_DAX, MAP_PRIVATE,
-	     PLACE_DAX, "private", "dax",
-	     "a file on a DAX mount (--dir) mapped MAP_PRIVATE");
+static const struct mem_ops mem_tmpfs_private_ops = {
+	.name = "tmpfs-private",
+	.order = 110,
+	.help = "a tmpfs file mapped MAP_PRIVATE (--dir, default /dev/shm)",
+	.map = "private",
+	.backing = "shmem",
+	.place = PLACE_TMPFS,
+	.flags = MEM_FILE,
+	.arg = FILE_ARG(FK_TMPFS, MAP_PRIVATE),
+	.setup = file_setup,
+};
+MEM_REGISTER(mem_tmpfs_private_ops);
+
+static const struct mem_ops mem_file_shared_ops = {
+	.name = "file-shared",
+	.order = 120,
+	.help = "a page-cache file in --dir mapped MAP_SHARED",
+	.map = "shared",
+	.backing = "page-cache",
+	.place = PLACE_PAGECACHE,
+	.flags = MEM_FILE,
+	.arg = FILE_ARG(FK_PAGECACHE, MAP_SHARED),
+	.setup = file_setup,
+};
+MEM_REGISTER(mem_file_shared_ops);
+
+static const struct mem_ops mem_file_private_ops = {
+	.name = "file-private",
+	.order = 130,
+	.help = "a page-cache file in --dir mapped MAP_PRIVATE",
+	.map = "private",
+	.backing = "page-cache",
+	.place = PLACE_PAGECACHE,
+	.flags = MEM_FILE,
+	.arg = FILE_ARG(FK_PAGECACHE, MAP_PRIVATE),
+	.setup = file_setup,
+};
+MEM_REGISTER(mem_file_private_ops);
+
+static const struct mem_ops mem_fsdax_shared_ops = {
+	.name = "fsdax-shared",
+	.order = 140,
+	.help = "a file on a DAX mount (--dir) mapped MAP_SHARED",
+	.map = "shared",
+	.backing = "dax",
+	.place = PLACE_DAX,
+	.flags = MEM_FILE,
+	.arg = FILE_ARG(FK_DAX, MAP_SHARED),
+	.setup = file_setup,
+};
+MEM_REGISTER(mem_fsdax_shared_ops);
+
+static const struct mem_ops mem_fsdax_private_ops = {
+	.name = "fsdax-private",
+	.order = 150,
+	.help = "a file on a DAX mount (--dir) mapped MAP_PRIVATE",
+	.map = "private",
+	.backing = "dax",
+	.place = PLACE_DAX,
+	.flags = MEM_FILE,
+	.arg = FILE_ARG(FK_DAX, MAP_PRIVATE),
+	.setup = file_setup,
+};
+MEM_REGISTER(mem_fsdax_private_ops);
 
 /*
- * One buffer over two VMAs: the first half @first_flags (0: private
+ * One buffer over two VMAs: the first half as arg says (0: private
  * anonymous, else a MAP_PRIVATE mapping of the first half of the file),
  * the second half a MAP_SHARED mapping of the file's second half.
  */
-static int file_pair_setup(struct mem *m, const struct opts *o,
-			   int first_flags, const char *name)
+static int file_pair_setup(struct mem *m, const struct opts *o)
 {
+	const char *name = m->ops->name;
+	int first_flags = m->ops->arg;
 	size_t half;
 	char *p;
 	int ret;
@@ -157,16 +206,6 @@ static int file_pair_setup(struct mem *m, const struct opts *o,
 	return LP_OK;
 }
 
-static int anon_file_setup(struct mem *m, const struct opts *o)
-{
-	return file_pair_setup(m, o, 0, "anon+file-shared");
-}
-
-static int file_pair_private_setup(struct mem *m, const struct opts *o)
-{
-	return file_pair_setup(m, o, MAP_PRIVATE, "file-private+file-shared");
-}
-
 static const struct mem_ops mem_anon_file_ops = {
 	.name = "anon+file-shared",
 	.order = 190,
@@ -175,7 +214,8 @@ static const struct mem_ops mem_anon_file_ops = {
 	.backing = "anon+page-cache",
 	.place = PLACE_PAGECACHE,
 	.flags = MEM_FILE | MEM_MULTI,
-	.setup = anon_file_setup,};
+	.setup = file_pair_setup,
+};
 MEM_REGISTER(mem_anon_file_ops);
 
 static const struct mem_ops mem_file_pair_ops = {
@@ -186,5 +226,7 @@ static const struct mem_ops mem_file_pair_ops = {
 	.backing = "page-cache",
 	.place = PLACE_PAGECACHE,
 	.flags = MEM_FILE | MEM_MULTI,
-	.setup = file_pair_private_setup,};
+	.arg = MAP_PRIVATE,
+	.setup = file_pair_setup,
+};
 MEM_REGISTER(mem_file_pair_ops);

@@ -25,5 +25,6 @@ static const struct mem_ops mem_hugetlb_ops = {
 	.map = "private",
 	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
-	.setup = hugetlb_setup,};
+	.setup = hugetlb_setup,
+};
 MEM_REGISTER(mem_hugetlb_ops);

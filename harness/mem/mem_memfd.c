@@ -8,12 +8,14 @@
 
 #include "mem_ops.h"
 
-static int memfd_setup_flags(struct mem *m, size_t len, unsigned int flags,
-			     const char *what)
+/* A memfd of the type's flags (arg: 0, MFD_HUGETLB), mapped shared. */
+static int memfd_setup(struct mem *m, const struct opts *o)
 {
+	const char *what = m->ops->name;
+	size_t len = o->size;
 	int ret;
 
-	m->fd = memfd_create("longpin", MFD_CLOEXEC | flags);
+	m->fd = memfd_create("longpin", MFD_CLOEXEC | m->ops->arg);
 	if (m->fd < 0)
 		return lp_err(LP_SKIP, "%s: memfd_create: %s", what,
 			      strerror(errno));
@@ -27,23 +29,14 @@ static int memfd_setup_flags(struct mem *m, size_t len, unsigned int flags,
 	return LP_OK;
 }
 
-static int memfd_setup(struct mem *m, const struct opts *o)
-{
-	return memfd_setup_flags(m, o->size, 0, "memfd");
-}
-
-static int memfd_huge_setup(struct mem *m, const struct opts *o)
-{
-	return memfd_setup_flags(m, o->size, MFD_HUGETLB, "memfd-hugetlb");
-}
-
 static const struct mem_ops mem_memfd_ops = {
 	.name = "memfd",
 	.order = 60,
 	.help = "memfd_create() file mapped MAP_SHARED",
 	.map = "shared",
 	.backing = "shmem",
-	.setup = memfd_setup,};
+	.setup = memfd_setup,
+};
 MEM_REGISTER(mem_memfd_ops);
 
 static const struct mem_ops mem_memfd_hugetlb_ops = {
@@ -53,5 +46,7 @@ static const struct mem_ops mem_memfd_hugetlb_ops = {
 	.map = "shared",
 	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
-	.setup = memfd_huge_setup,};
+	.arg = MFD_HUGETLB,
+	.setup = memfd_setup,
+};
 MEM_REGISTER(mem_memfd_hugetlb_ops);

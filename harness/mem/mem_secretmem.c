@@ -55,5 +55,6 @@ static const struct mem_ops mem_secretmem_ops = {
 	.help = "memfd_secret() file mapped MAP_SHARED: never pinnable",
 	.map = "shared",
 	.backing = "secretmem",
-	.setup = secretmem_setup,};
+	.setup = secretmem_setup,
+};
 MEM_REGISTER(mem_secretmem_ops);

@@ -8,10 +8,15 @@
 
 #include "mem_ops.h"
 
-/* The segment is marked for removal at once: it dies with the mapping. */
-static int shm_setup_flags(struct mem *m, size_t len, int flags,
-			   const char *what)
+/*
+ * A segment of the type's flags (arg: 0, SHM_HUGETLB), marked for
+ * removal at once: it dies with the mapping.
+ */
+static int shm_setup(struct mem *m, const struct opts *o)
 {
+	const char *what = m->ops->name;
+	unsigned long flags = m->ops->arg;
+	size_t len = o->size;
 	int id = shmget(IPC_PRIVATE, len, IPC_CREAT | 0600 | flags);
 	void *p;
 
@@ -29,23 +34,14 @@ static int shm_setup_flags(struct mem *m, size_t len, int flags,
 	return LP_OK;
 }
 
-static int sysv_setup(struct mem *m, const struct opts *o)
-{
-	return shm_setup_flags(m, o->size, 0, "sysv-shm");
-}
-
-static int sysv_huge_setup(struct mem *m, const struct opts *o)
-{
-	return shm_setup_flags(m, o->size, SHM_HUGETLB, "sysv-shm-huge");
-}
-
 static const struct mem_ops mem_sysv_shm_ops = {
 	.name = "sysv-shm",
 	.order = 40,
 	.help = "SysV shared memory (shmget + shmat)",
 	.map = "shared",
 	.backing = "shmem",
-	.setup = sysv_setup,};
+	.setup = shm_setup,
+};
 MEM_REGISTER(mem_sysv_shm_ops);
 
 static const struct mem_ops mem_sysv_shm_huge_ops = {
@@ -55,5 +51,7 @@ static const struct mem_ops mem_sysv_shm_huge_ops = {
 	.map = "shared",
 	.backing = "hugetlb",
 	.flags = MEM_HUGETLB,
-	.setup = sysv_huge_setup,};
+	.arg = SHM_HUGETLB,
+	.setup = shm_setup,
+};
 MEM_REGISTER(mem_sysv_shm_huge_ops);

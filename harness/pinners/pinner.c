@@ -27,12 +27,7 @@ const struct pinner_info *pinner_nth(size_t i)
 
 const struct pinner_info *pinner_find(const char *name)
 {
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(pinners); i++)
-		if (!strcmp(pinners[i].name, name))
-			return &pinners[i];
-	return NULL;
+	return TABLE_FIND(pinners, name, name);
 }
 
 void pinners_help(FILE *f, bool man)
