@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * --lifetime CASE: what happens to a registered buffer when its memory
- * changes under the pin (munmap, fork, truncate, hole punch, mremap), whether
- * what READ_FIXED wrote survives reclaim after the unpin, when
- * it is unregistered with I/O in flight, when the ring goes away without
+ * longpin lifetime CASE: what happens to a pinned buffer when its memory
+ * changes under the pin (munmap, fork, truncate, hole punch, mremap),
+ * whether what the device wrote survives reclaim after the unpin, when
+ * it is unpinned with I/O in flight, when the ring goes away without
  * unregistering, when a sparse table slot is updated, over many cycles,
  * at the kernel's limits and at RLIMIT_MEMLOCK. One CSV row per prefault
  * (limits: four), op "lifetime-CASE" (limits: "limit-*"). See README.md.
  *
- * This file is the runner: the table of cases (each a struct lt_case in
- * its lt_*.c file), the --mem buffer and I/O target each one gets per
- * prefault, the helpers they share (lifetime.h) and their rows.
+ * This file is the one runner, for every pinner a case takes (io_uring,
+ * rdma): the table of cases (each a struct lt_case in its lt_*.c file,
+ * saying the types, pinners and options it takes), the --mem buffer,
+ * pinner and I/O target each one gets per prefault, the helpers they
+ * share (lifetime.h) and their rows.
  */
 #define _GNU_SOURCE
 #include <errno.h>

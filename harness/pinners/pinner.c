@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The pinners of pinners.def (pinner.h): finding one by name, opening
- * it for the options of a run, and what a pinner without an operation of
- * its own gets: cycles of pin() and unpin(), and a second pin for the
- * self-tests that leak one.
+ * The long-term pinners, one file and one struct pinner_ops each:
+ * pin_io_uring.c (IORING_REGISTER_BUFFERS, with its fixed-buffer I/O in
+ * io.c and its timed cycles in cycles.c), pin_gup.c (gup-fast and gup,
+ * through gup_test) and pin_rdma.c (ibv_reg_mr, and its loopback RDMA
+ * WRITE). Their names are pinners.def's, which longpin-compare reads too.
+ * A row (core/row.c) and a lifetime case pin through these operations
+ * alone. This file is the table of pinners.def: finding one by name,
+ * opening it for the options of a run, and what a pinner without an
+ * operation of its own gets: cycles of pin() and unpin(), and a second
+ * pin for the self-tests that leak one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
