@@ -59,6 +59,11 @@ for k in "${list[@]}"; do
 done
 
 start=$(date +%s)
+# first_of CSV COLUMN: COLUMN (by the header's name) of the first row
+first_of() {
+	awk -F, -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == c) k = i; next }
+		k { print $k; exit }' "$1"
+}
 stage() { echo "[$(date +%T) +$(( $(date +%s) - start ))s] $*"; }
 need_packages "${HARNESS_PACKAGES[@]}"
 stage "build: longpin and longpin-compare"
@@ -132,39 +137,6 @@ run_torture() {
 	return $rc
 }
 
-# torture.md: a row per memory type, per kernel its operations, verdict
-# and what went wrong (from the CSVs' own columns, by name)
-torture_report() {
-	{
-		echo "# longpin --torture: operations and verdict per memory type"
-		echo
-		echo "ops: every operation of every thread; raced: registrations answered -EFAULT"
-		echo "while a range was unmapped, read-only or truncated under them; io: fixed"
-		echo "I/O rounds checked (ok / raced with a content-changing op); reports:"
-		echo "kernel reports in /dev/kmsg during the run."
-		awk -F, '
-		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; k = FILENAME
-			sub(/.*torture-/, "", k); sub(/\.csv$/, "", k); ks[++nk] = k; next }
-		{ m = $c["memtype"]; if (!(m in seen)) { seen[m] = 1; ms[++nm] = m }
-		  # the operation counters: the columns between ops and reg_ok
-		  ops = 0
-		  for (j = c["ops"] + 1; j < c["reg_ok"]; j++) ops += $j
-		  cell[m, k] = sprintf("%s %d ops, reg %d ok %d refused %d raced, io %d/%d, migrate %d, reports %s%s",
-			$c["verdict"], ops, $c["reg_ok"], $c["reg_refused"], $c["reg_raced"],
-			$c["io_ok"], $c["io_raced"], $c["migrate"], $c["kernel_reports"],
-			$c["verdict"] == "fail" ? ": " $c["note"] : "")
-		  secs[k] = $c["seconds"]; kern[k] = $c["kernel"] }
-		END {
-			printf "\n| memory type |"; for (i = 1; i <= nk; i++) printf " %s (%s, %s s) |", ks[i], kern[ks[i]], secs[ks[i]]
-			printf "\n|---|"; for (i = 1; i <= nk; i++) printf "---|"
-			printf "\n"
-			for (j = 1; j <= nm; j++) { printf "| %s |", ms[j]
-				for (i = 1; i <= nk; i++) printf " %s |", ((ms[j], ks[i]) in cell) ? cell[ms[j], ks[i]] : "-"
-				printf "\n" }
-		}' "$@"
-	} >"$out/torture.md"
-}
-
 # the accelerator of every guest of this run, proved by a boot of the
 # first VM kernel (vm/lib/accel.sh), said once and kept in RUN.txt
 accel_line=
@@ -201,17 +173,19 @@ done
 	echo "host: $(uname -r), $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)" GiB"}' /proc/meminfo)"
 	[ -z "$accel_line" ] || echo "$accel_line"
 	for c in "${csvs[@]}"; do
-		echo "kernel $(basename "$c" .csv): $(awk -F, 'NR == 2 {print $4; exit}' "$c")"
+		echo "kernel $(basename "$c" .csv): $(first_of "$c" kernel)"
 	done
 	for c in "${tcsvs[@]}"; do
-		echo "kernel $(basename "$c" .csv | sed 's/^torture-//'): $(awk -F, 'NR == 2 {print $3; exit}' "$c")"
+		echo "kernel $(basename "$c" .csv | sed 's/^torture-//'): $(first_of "$c" kernel)"
 	done
 	vm/longpin-vm kernels 2>/dev/null | grep -E '^(stock|patched|debian)'
 	echo "kernel-patches/series: $(grep -vc '^#' kernel-patches/series 2>/dev/null) patches"
 	echo "failed: ${failed[*]:-none}"
 } >"$out/RUN.txt"
 if [ ${#tcsvs[@]} -ge 1 ]; then
-	torture_report "${tcsvs[@]}"
+	# a row per memory type, per kernel its operations, verdict and
+	# what went wrong: longpin's, which writes the torture CSVs
+	build/longpin torture-report "${tcsvs[@]}" >"$out/torture.md" || failed+=("torture report")
 	stage "torture: $out/torture.md"
 fi
 if [ ${#csvs[@]} -ge 2 ]; then

@@ -1,5 +1,6 @@
-# Turn harness/contracts/*.contract into a C file of two string arrays:
-# lp_contract_names[] and lp_contract_texts[], NULL terminated.
+# Turn harness/contracts/*.contract (and the *.inc they include) into a C
+# file of two string arrays: lp_contract_names[] ("linux-6.1",
+# "common.inc") and lp_contract_texts[], NULL terminated.
 # Usage: cmake -DOUT=file.c -DFILES="a.contract;b.contract" -P embed.cmake
 # -DVAR=lp_reports: lp_reports_names[] and lp_reports_texts[] instead (a
 # data file other than a contract: harness/kernel-reports.list).

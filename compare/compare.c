@@ -29,9 +29,23 @@ static const char *const col_name[NCOLS] = {
 
 /* io_uring first: the pinner of files that have no pinner column */
 const char *const pinner_name[NPINNERS] = {
-	[P_IO_URING] = "io_uring", [P_GUP_FAST] = "gup-fast", [P_GUP] = "gup",
-	[P_RDMA] = "rdma",
+#define LP_PINNER(id, name, ops, help) [P_##id] = name,
+#include "pinners.def"
+#undef LP_PINNER
 };
+
+/* "io_uring, gup-fast, gup, rdma": the pinners this longpin-compare knows */
+static const char *pinner_names(void)
+{
+	static char buf[160];
+	size_t len = 0;
+	int p;
+
+	for (p = 0; p < NPINNERS && len < sizeof(buf); p++)
+		len += snprintf(buf + len, sizeof(buf) - len, "%s%s",
+				p ? ", " : "", pinner_name[p]);
+	return buf;
+}
 
 void die_oom(void)
 {
@@ -242,9 +256,9 @@ static int check_pinners(struct cmp *c, const struct file *f)
 	for (r = 0; r < f->csv.nrows; r++) {
 		p = pinner_index(row_pinner(f, r));
 		if (p < 0)
-			return usage_err("%s:%lu: unknown pinner '%.40s' (io_uring, gup-fast, gup, rdma): use the longpin-compare of the longpin that wrote it",
+			return usage_err("%s:%lu: unknown pinner '%.40s' (%s): use the longpin-compare of the longpin that wrote it",
 					 f->path, f->csv.line[r],
-					 row_pinner(f, r));
+					 row_pinner(f, r), pinner_names());
 		if (!(c->pinners & 1u << p))
 			c->npinners++;
 		c->pinners |= 1u << p;
@@ -461,7 +475,7 @@ static void usage(FILE *o)
 	fputs("usage: " PROG " [--report FILE.md] [--plots DIR] [--baseline LABEL] A.csv B.csv [...]\n"
 	      "  Joins longpin CSV files (schemas 1 to 3; one per kernel, labelled by basename\n"
 	      "  without .csv) on source, pinner, memtype, prefault, size, op; shows differing\n"
-	      "  results, what each long-term pinner (io_uring, gup-fast, gup, rdma) gets when\n"
+	      "  results, what each long-term pinner (`longpin pinners`) gets when\n"
 	      "  the files hold more than one, and performance against the baseline (default:\n"
 	      "  the first file).\n", o);
 }

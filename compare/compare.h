@@ -18,8 +18,17 @@
 #define MAX_FILES	16
 #define EXIT_USAGE	2
 
-/* What pinned the pages (CSV schema 3); a file without the column is io_uring. */
-enum pinner { P_IO_URING, P_GUP_FAST, P_GUP, P_RDMA, NPINNERS };
+/*
+ * What pinned the pages (CSV schema 3); a file without the column is
+ * io_uring. The pinners are longpin's one list, harness/pinners/pinners.def
+ * (`longpin pinners --list` prints it): P_IO_URING, P_GUP_FAST, ...
+ */
+enum pinner {
+#define LP_PINNER(id, name, ops, help) P_##id,
+#include "pinners.def"
+#undef LP_PINNER
+	NPINNERS
+};
 extern const char *const pinner_name[NPINNERS];
 
 enum col {

@@ -10,7 +10,7 @@ die() { echo "$me: $*" >&2; exit 2; }
 [ $# = 2 ] || die "usage: $me RAWDIR OUT.csv"
 raw=$1 out=$2
 command -v jq >/dev/null || die "needs jq: apt-get install -y jq"
-# longpin writes the rows (longpin --fio-import): $LONGPIN, else the
+# longpin writes the rows (longpin fio-import): $LONGPIN, else the
 # build next to this script, else longpin in PATH
 LONGPIN=${LONGPIN:-$(dirname "$0")/../build/longpin}
 [ -x "$LONGPIN" ] || LONGPIN=$(command -v longpin) ||
@@ -27,7 +27,7 @@ bad=$(awk -F'\t' 'NR > 1 && NF != 17 { print NR ": " NF " fields, want 17"; exit
 repeat=$(awk -F'\t' 'NR == 2 { print $17 }' "$meta")
 [[ $repeat =~ ^[1-9][0-9]*$ ]] || die "$meta:2: bad repeat count '$repeat'"
 
-# Every repeat's JSON as one TSV line per job, longpin --fio-import's
+# Every repeat's JSON as one TSV line per job, longpin fio-import's
 # input: R jobname error ddir-bytes/s iops clat p50/p99/p99.9 (ns)
 # usr_cpu sys_cpu total_ios timestamp ("-": none). The
 # object starts at the first line that starts with "{": fio may print
@@ -48,7 +48,7 @@ for ((r = 1; r <= repeat; r++)); do
 		die "$f: no fio JSON object in it (fio --output-format=json output expected)"
 done
 [ -s "$jobs" ] || die "$raw/run.1.json: no jobs in the fio JSON"
-# what ran the guest's CPU (longpin --print-accel in vm/guest/fio.sh); "-"
+# what ran the guest's CPU (longpin accel in vm/guest/fio.sh); "-"
 # for outputs older than that file
 accel=-
 [ ! -f "$raw/accel" ] || accel=$(head -c 16 "$raw/accel" | tr -dc 'a-z0-9')
@@ -70,5 +70,5 @@ fi
 # none (the CSV schema: README.md).
 err=$(mktemp)
 trap 'rm -f "$jobs" "$err"' EXIT
-"$LONGPIN" --fio-import "$raw" "$out" "$accel" <"$jobs" 2>"$err" ||
-	die "$(sed -n '1s/^longpin: //p' "$err" | grep . || echo "$LONGPIN --fio-import failed")"
+"$LONGPIN" fio-import "$raw" "$out" "$accel" <"$jobs" 2>"$err" ||
+	die "$(sed -n '1s/^longpin: //p' "$err" | grep . || echo "$LONGPIN fio-import failed")"

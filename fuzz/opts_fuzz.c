@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for longpin's option parser (harness/opts.c): the input
+ * libFuzzer target for longpin's option parser (harness/core/opts.c): the input
  * is split at NUL or newline bytes into argv[1..]. Run with
  * -close_fd_mask=3: usage errors and --help print a lot.
  */

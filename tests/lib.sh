@@ -116,9 +116,12 @@ ran_ok() {
 # fs_of DIR: file system type name of DIR.
 fs_of() { stat -f -c %T "$1"; }
 
-# free_hugepages: 2 MiB pages free and not reserved by another mapping
+# free_hugepages: 2 MiB pages free and not reserved by another mapping,
+# as longpin counts them (longpin hugepages: the one rule of it)
 free_hugepages() {
-	awk '/HugePages_Free/ {f=$2} /HugePages_Rsvd/ {r=$2} END {print f-r}' /proc/meminfo
+	local n
+	n=$("$LONGPIN" hugepages) || fail "longpin hugepages: exit $?"
+	echo $((n < 0 ? 0 : n))
 }
 
 # huge_seen: the huge page counts of /proc/meminfo on one line

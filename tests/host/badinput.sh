@@ -49,7 +49,7 @@ io_uring_off() {
 }
 
 case $case in
-unknown-mem)	expect 2 "unknown memory type 'bogus'.*--list" --mem bogus ;;
+unknown-mem)	expect 2 "unknown memory type 'bogus': longpin types lists" --mem bogus ;;
 no-mem)		expect 2 "no memory type: give --mem" --size 4K ;;
 size-zero)	expect 2 "--size 0: give a size of at least one page" --mem anon --size 0 ;;
 size-unaligned)	expect 2 "not a multiple of the page size .*round it to 8K" --mem anon --size 5000 ;;
@@ -71,8 +71,8 @@ target-exists)
 	rm -f "$T/mine"
 	no_leftovers "$T"
 	pass "an existing file with data is refused (exit 2, unchanged), --target-overwrite writes it" ;;
-lifetime-io)	expect 2 "--lifetime munmap runs no measured I/O, so --qd would do nothing: drop it" --lifetime munmap --mem anon --size 4M --qd 4 ;;
-lifetime-cycles)	expect 2 "--lifetime fork ignores --cycles \\(only --lifetime cycles uses it\\): drop it" --lifetime fork --mem anon --size 4M --cycles 3 ;;
+lifetime-io)	expect 2 "lifetime takes no --qd \\(an option of register\\): drop it$" --lifetime munmap --mem anon --size 4M --qd 4 ;;
+lifetime-cycles)	expect 2 "lifetime fork ignores --cycles \\(only lifetime cycles takes it\\): drop it$" --lifetime fork --mem anon --size 4M --cycles 3 ;;
 dir-full)
 	# a --dir whose file system cannot hold the buffer: exit 77 naming
 	# both sizes, not a SIGBUS at the first touch (it was exit 135)
@@ -152,7 +152,7 @@ prefault)	expect 2 "--prefault sometimes: give none, read, write" --mem anon --p
 bs)		expect 2 "--bs 100: give a number from 512" --mem anon --bs 100 ;;
 option)		expect 2 "unknown option or missing argument '--frobnicate'" --mem anon --frobnicate ;;
 expect-name)	expect 2 "--expect linux-9.9: no such contract" --mem anon --expect linux-9.9 ;;
-concurrent)	expect 2 "--concurrent belongs to --lifetime cycles or --torture: give one of them too" --mem anon --lifetime munmap --concurrent ;;
+concurrent)	expect 2 "lifetime munmap ignores --concurrent \\(only lifetime cycles takes it\\): drop it$" --mem anon --lifetime munmap --concurrent ;;
 csv-unwritable)	expect 2 "--csv $T/no/such.csv: No such file or directory: give a writable file" --mem anon --size 4K --no-io --csv "$T/no/such.csv" ;;
 csv-other-header)
 	# a CSV of another tool or schema: refused, left as it was
@@ -237,7 +237,7 @@ io-uring-disabled-torture)
 	no_leftovers "$T"
 	pass "$case: exit 2 before any thread, the sysctl named, no CSV" ;;
 pinner-unknown)
-	expect 2 "--pinner foo: give io_uring, gup-fast, gup or rdma \(longpin --help\)$" --pinner foo --mem anon ;;
+	expect 2 "--pinner foo: give io_uring, gup-fast, gup or rdma \(longpin pinners\)$" --pinner foo --mem anon ;;
 readonly-pin)
 	expect 2 "--readonly-pin belongs to --pinner gup-fast, gup or rdma .*: give --pinner too$" --readonly-pin --mem anon ;;
 pinner-cycles)
@@ -245,13 +245,13 @@ pinner-cycles)
 pinner-io)
 	expect 2 "--pinner gup-fast only pins and unpins, so --qd would do nothing: drop it$" --pinner gup-fast --qd 4 --mem anon ;;
 pinner-torture)
-	expect 2 "--torture registers io_uring buffers, not --pinner gup pins: drop one of them$" --pinner gup --torture 1 --mem anon ;;
+	expect 2 "torture takes no --pinner \(an option of register, lifetime or expected\): drop it$" --pinner gup --torture 1 --mem anon ;;
 pinner-lifetime-gup)
-	expect 2 "--lifetime cycles: --pinner gup unpins inside its ioctl, so there is no unpin to test: drop --pinner, or give --pinner rdma$" --pinner gup --lifetime cycles --mem anon ;;
+	expect 2 "lifetime cycles: --pinner gup unpins inside its ioctl, so there is no unpin to test: give --pinner io_uring or rdma$" --pinner gup --lifetime cycles --mem anon ;;
 pinner-lifetime-case)
-	expect 2 "--lifetime fork registers io_uring buffers; --pinner rdma has cycles, reclaim and lazyfree only: give one of them, or drop --pinner$" --pinner rdma --lifetime fork --mem anon ;;
+	expect 2 "lifetime fork takes --pinner io_uring only: with --pinner rdma give reclaim, lazyfree or cycles$" --pinner rdma --lifetime fork --mem anon ;;
 pinner-lifetime-ro)
-	expect 2 "--lifetime reclaim --pinner rdma registers a memory region the device writes: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
+	expect 2 "lifetime reclaim pins for the device to write: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
 pinner-absent)
 	# no gup_test here (debugfs unmounted, or CONFIG_GUP_TEST=n)
 	[ -e /sys/kernel/debug/gup_test ] && skip "this kernel has gup_test: nothing absent to check"

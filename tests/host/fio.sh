@@ -228,6 +228,19 @@ jobs)
 	done
 	n=$(cat "$J"/*.fio | grep -c '^\[.*-fixed\]')
 	pass "$n fixed/plain twins; fio parses every job file as fio.sh runs it, with its parameters" ;;
+cites)
+	# every script a job file's comments name exists (they named
+	# run-fio.sh and memtype.sh long after both were gone)
+	n=0
+	for f in "$J"/*.fio "$J"/global.inc; do
+		for s in $(grep '^;' "$f" | grep -oE '[A-Za-z0-9_./-]+\.sh' | sort -u); do
+			[ -f "$ROOT/$s" ] || [ -f "$J/$s" ] ||
+				fail "${f##*/} cites $s, which is not in the repository"
+			n=$((n + 1))
+		done
+	done
+	[ "$n" -gt 0 ] || fail "no job file cites a script: the check checks nothing"
+	pass "$n scripts cited by the job files, each there" ;;
 guest-expected)
 	# vm/guest/fio.sh asks longpin for each pair's expected answer: a
 	# longpin that fails to say (here a real usage error, an unknown
@@ -237,13 +250,13 @@ guest-expected)
 	mkdir "$T/jobs"
 	cp "$J/global.inc" "$T/jobs/"
 	printf '[global]\ninclude global.inc\nfilename=%s/target\nmem=malloc\n[m-t-fixed]\nfixedbufs=1\n[m-t-plain]\nfixedbufs=0\n' "$T" >"$T/jobs/t.fio"
-	printf '#!/bin/sh\ncase "$1" in --print-expected) set -- --expect no-such-contract "$@" ;; esac\nexec "%s" "$@"\n' "$LONGPIN" >"$T/lp2"
+	printf '#!/bin/sh\ncase "$1" in expected) shift; set -- expected --expect no-such-contract "$@" ;; esac\nexec "%s" "$@"\n' "$LONGPIN" >"$T/lp2"
 	chmod +x "$T/lp2"
 	rc=0
 	FIO_JOBS=$T/jobs FIO_OUT=$T/out LONGPIN=$T/lp2 REPEAT=1 sh "$ROOT/vm/guest/fio.sh" t >"$T/o" 2>&1 || rc=$?
 	cat "$T/o"
 	[ "$rc" = 2 ] || fail "exit $rc, want 2"
-	grep -q "^fio.sh: .*--print-expected --mem anon failed: longpin: --expect no-such-contract: no such contract" "$T/o" ||
+	grep -q "^fio.sh: .* expected --mem anon failed: longpin: --expect no-such-contract: no such contract" "$T/o" ||
 		fail "no one-line error naming longpin's"
 	pass "a longpin that cannot say the expected answer stops vm/guest/fio.sh: exit 2, its error" ;;
 parse-only)

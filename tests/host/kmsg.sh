@@ -1,7 +1,7 @@
 #!/bin/bash
 # kmsg.sh NAME: the two kernel-log judges on a captured log
 # (tests/data/kmsg/NAME.log: its first line names the headline under
-# test, the rest is the log as dmesg prints it): longpin's (harness/kmsg.c,
+# test, the rest is the log as dmesg prints it): longpin's (harness/core/kmsg.c,
 # a --torture run reading the log as its /dev/kmsg through
 # LONGPIN_TEST_KMSG) and vm/longpin-vm's scan of a guest's dmesg
 # (vm/lib/reports.sh); both take their headlines from

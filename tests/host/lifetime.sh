@@ -1,5 +1,5 @@
 #!/bin/bash
-# lifetime.sh CASE: longpin --lifetime CASE on this machine's kernel, for
+# lifetime.sh CASE: longpin lifetime CASE on this machine's kernel, for
 # the memory types it applies to; every row must pass with VmPin balanced.
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
@@ -9,23 +9,23 @@ export LONGPIN_FILE_DIR=${LONGPIN_FILE_DIR:-$T}
 unset LONGPIN_TMPFS_DIR
 csv=$T/r.csv
 
-# applies TYPE: longpin lists TYPE for $case (--lifetime CASE --list, the
+# applies TYPE: longpin lists TYPE for $case (lifetime CASE --list, the
 # one statement of which types a case runs on); the test runs a subset
-applies() { "$LONGPIN" --lifetime "$case" --list | grep -xF -- "$1" >/dev/null; }
+applies() { "$LONGPIN" lifetime "$case" --list | grep -xF -- "$1" >/dev/null; }
 
-# lt TYPE ARGS...: longpin --lifetime $case, must exit 0
+# lt TYPE ARGS...: longpin lifetime $case, must exit 0
 lt() {
 	local m=$1
 	shift
-	applies "$m" || fail "$case $m: longpin --lifetime $case --list does not list $m"
-	run_longpin --lifetime "$case" --mem "$m" --csv "$csv" "$@"
+	applies "$m" || fail "$case $m: longpin lifetime $case --list does not list $m"
+	run_longpin lifetime "$case" --mem "$m" --csv "$csv" "$@"
 	[ "$rc" = 0 ] || fail "$case $m: exit $rc"
 }
 # lt_skip TYPE: the case does not apply: exit 77 with a reason
 lt_skip() {
-	applies "$1" && fail "$case $1: longpin --lifetime $case --list lists $1, which it skips"
-	run_longpin --lifetime "$case" --mem "$1" --size 4M
-	[ "$rc" = 77 ] && grep -q "^longpin: --lifetime $case: $1" "$T/out" ||
+	applies "$1" && fail "$case $1: longpin lifetime $case --list lists $1, which it skips"
+	run_longpin lifetime "$case" --mem "$1" --size 4M
+	[ "$rc" = 77 ] && grep -q "^longpin: lifetime $case: $1" "$T/out" ||
 		fail "$case $1: want exit 77 with a reason, got $rc"
 }
 # rows_ok N: N rows, all op lifetime-$case (or $2), pass, no leak
@@ -100,7 +100,7 @@ reclaim|reclaim-pinned)
 	# (DAX types need a DAX mount or device, which the VM tests have)
 	for m in hugetlb memfd-hugetlb sysv-shm-huge; do lt_skip $m; done
 	for m in fsdax-shared fsdax-private devdax anon+devdax; do
-		applies $m && fail "$case: longpin --lifetime $case --list lists $m: DAX memory is never paged out"
+		applies $m && fail "$case: longpin lifetime $case --list lists $m: DAX memory is never paged out"
 	done
 	lost=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
 		$h["verdict"] == "defect" { printf "%s%s/%s", s, $h["memtype"], $h["prefault"]; s = " " }' "$csv")
@@ -156,7 +156,7 @@ defect-short-read|defect-pin-leak|defect-unreg-fail)
 	*pin-leak) cause="pin leak: VmPin 0 kB -> 4096 kB" ;;
 	*unreg-fail) cause="unregistration answered -6 \\(ENXIO\\)" ;;
 	esac
-	args=(--lifetime reclaim --mem memfd --size 4M --prefault read --csv "$csv")
+	args=(lifetime reclaim --mem memfd --size 4M --prefault read --csv "$csv")
 	run_longpin "${args[@]}"
 	ran_ok "reclaim of read-prefaulted memfd"
 	case $(csv_get "$csv" 1 verdict) in
@@ -185,7 +185,7 @@ update)
 	i=0
 	for m in $types; do
 		i=$((i + 1))
-		want=$("$LONGPIN" --print-expected --mem "$m" --size 4M | cut -f5)
+		want=$("$LONGPIN" expected --mem "$m" --size 4M | cut -f5)
 		got=$(csv_get "$csv" $i result)
 		[ "$got" = 0 ] || got=-$(csv_get "$csv" $i errno)
 		[ "$got" = "$want" ] || fail "update to $m answered $got, the contract says $want"
@@ -203,7 +203,7 @@ cycles)
 	# a refused type: the contract's answer every cycle, nothing left pinned
 	lt readonly --size 1M --cycles 1000
 	rows_ok 2
-	want=$("$LONGPIN" --print-expected --mem readonly --size 1M | cut -f5)
+	want=$("$LONGPIN" expected --mem readonly --size 1M | cut -f5)
 	[ "$want" != 0 ] || fail "readonly registers on this kernel?"
 	[ "-$(csv_get "$csv" 2 errno)" = "$want" ] || fail "readonly cycles: $(csv_get "$csv" 2 errno), want $want"
 	echo "$(csv_get "$csv" 2 note)" | grep -Eq "1000 cycles .*each answering ${want#-}; nr_foll_pin acquired \+([0-9]+) released \+\1$" ||
@@ -220,7 +220,7 @@ limits)
 	got=$(csv_cols "$csv" op errno | tr '\n' ' ')
 	[ "$got" = "limit-nbufs-16384 - limit-nbufs-16385 EINVAL limit-1g - limit-1g+4k EFAULT " ] ||
 		fail "limits: $got"
-	lt_skip_limits=$("$LONGPIN" --lifetime limits --mem memfd >/dev/null 2>&1; echo $?)
+	lt_skip_limits=$("$LONGPIN" lifetime limits --mem memfd >/dev/null 2>&1; echo $?)
 	[ "$lt_skip_limits" = 77 ] || fail "limits on memfd: want 77"
 	pass "limits: 16384 buffers ok, 16385 -EINVAL, 1 GiB ok (VmPin +1048576 kB), 1 GiB + 4 KiB -EFAULT" ;;
 memlock)
@@ -231,7 +231,7 @@ memlock)
 	# a fresh uid per run: an exited process's ring stays charged a moment
 	uid=$((40000 + $$ % 10000))
 	as() { uid=$((uid + 1)); PREFIX=(prlimit --memlock=65536 setpriv --reuid=$uid --regid=$uid --clear-groups --inh-caps=-all); }
-	as; run_longpin --lifetime memlock --mem anon --size 64K --csv "$csv"
+	as; run_longpin lifetime memlock --mem anon --size 64K --csv "$csv"
 	[ "$rc" = 0 ] || fail "64K under 64K: exit $rc"
 	charged=$(sed -n 's/.*charged already \([0-9]*\) kB.*/\1/p' "$T/out" | head -1)
 	[ -z "$charged" ] && charged=$(csv_get "$csv" 1 note | sed -n 's/.*charged already \([0-9]*\) kB.*/\1/p')
@@ -242,17 +242,17 @@ memlock)
 	else
 		[ "$(csv_get "$csv" 1 errno)" = ENOMEM ] || fail "64K + $charged kB charged under 64K: want ENOMEM"
 		at=$((64 - charged))
-		as; run_longpin --lifetime memlock --mem anon --size ${at}K --csv "$csv"
+		as; run_longpin lifetime memlock --mem anon --size ${at}K --csv "$csv"
 		[ "$rc" = 0 ] && [ "$(csv_get "$csv" 2 result)" = 0 ] || fail "${at}K (+ $charged kB charged) under 64K refused"
 	fi
-	as; run_longpin --lifetime memlock --mem anon --size $((at + 4))K --csv "$csv"
+	as; run_longpin lifetime memlock --mem anon --size $((at + 4))K --csv "$csv"
 	[ "$rc" = 0 ] || fail "$((at + 4))K: exit $rc"
 	grep -q "the kernel refused $((at + 4)) kB with -ENOMEM: RLIMIT_MEMLOCK is 64 kB and $charged kB are charged already: it needs at least $((at + 4 + charged)) kB" "$T/out" ||
 		fail "no 'needs at least' message"
 	[ "$(csv_cols "$csv" errno | tail -n 1)" = ENOMEM ] || fail "$((at + 4))K: want ENOMEM"
 	rows_ok $(awk -F, 'NR > 1' "$csv" | grep -c .)
 	# --no-memlock-check: the plain row records the kernel's answer
-	as; run_longpin --mem anon --size 128K --no-io --no-memlock-check --csv "$T/p.csv"
+	as; run_longpin register --mem anon --size 128K --no-io --no-memlock-check --csv "$T/p.csv"
 	[ "$(csv_get "$T/p.csv" 1 errno)" = ENOMEM ] || fail "--no-memlock-check: want the kernel's ENOMEM"
 	pass "memlock as uid $uid, RLIMIT_MEMLOCK 64 kB, $charged kB charged by the ring: ${at}K registers, $((at + 4))K -ENOMEM with the limit needed" ;;
 *)	fail "unknown case $case" ;;

@@ -50,17 +50,68 @@ csv)
 	awk -F, -v n="$n" 'NF != n { exit 1 }' "$T/out.csv" || fail "rows with a column count other than $n"
 	pass "CSV: header once, $n columns, anon 64M row pass, ratio $(csv_get "$T/out.csv" 1 ratio_med)" ;;
 cli)
+	# --list: the memory types, the first column of longpin types, each
+	# in register's help; the contracts
 	run_longpin --list
-	[ "$rc" = 0 ] && [ "$(wc -l <"$T/out")" = 22 ] || fail "--list: want 22 memory types"
-	for m in anon anon-thp anon-shared sysv-shm sysv-shm-huge memfd memfd-hugetlb secretmem hugetlb \
-		tmpfs-shared tmpfs-private file-shared file-private fsdax-shared fsdax-private devdax readonly mixed; do
-		grep -qx -- "$m" "$T/out" || fail "--list lacks $m"
-	done
+	[ "$rc" = 0 ] && [ -s "$T/out" ] || fail "--list: exit $rc or nothing"
+	[ "$(cat "$T/out")" = "$("$LONGPIN" types | grep -v '^#' | cut -f1)" ] ||
+		fail "--list is not the first column of longpin types"
+	"$LONGPIN" register --help >"$T/help" || fail "register --help"
+	while read -r m; do
+		awk -v m="$m" '/^  [^ -]/ && $1 == m { f = 1 } END { exit !f }' "$T/help" ||
+			fail "register --help lacks $m"
+	done <"$T/out"
 	run_longpin --help
-	[ "$rc" = 0 ] && grep -q "^usage: longpin --mem TYPE" "$T/out" || fail "--help"
+	[ "$rc" = 0 ] && grep -q "^usage: longpin COMMAND" "$T/out" || fail "--help"
 	run_longpin --list-contracts
 	[ "$(tr '\n' ' ' <"$T/out")" = "linux-6.1 linux-6.5+ longpin " ] || fail "--list-contracts"
-	pass "--list, --help, --list-contracts" ;;
+	pass "--list ($(wc -l <"$T/out") types), --help, --list-contracts" ;;
+forms)
+	# every old form runs as the command it was: the same output, or the
+	# same rows (numbers and timestamps aside)
+	same() { # OLD... -- NEW...
+		local i old=() new=()
+		for ((i = 1; i <= $#; i++)); do [ "${!i}" = -- ] && break; old+=("${!i}"); done
+		new=("${@:i+1}")
+		"$LONGPIN" "${old[@]}" >"$T/old" 2>&1 || fail "longpin ${old[*]}: exit $?"
+		"$LONGPIN" "${new[@]}" >"$T/new" 2>&1 || fail "longpin ${new[*]}: exit $?"
+		cmp -s "$T/old" "$T/new" || fail "longpin ${old[*]} and longpin ${new[*]} differ: $(diff "$T/old" "$T/new" | head -n 4)"
+		n=$((n + 1))
+	}
+	# rows CSV: what ran and what was judged, row by row
+	rows() { csv_cols "$1" memtype prefault size op pinner result errno expected verdict vmpin_leak_kb data_check; }
+	n=0
+	same --list -- types --list
+	same --list-types -- types
+	same --list-contracts -- contracts --list
+	same --print-accel -- accel
+	same --version -- version
+	same --help -- help
+	same --lifetime munmap --list -- lifetime munmap --list
+	same --torture --list -- torture --list
+	same --print-expected --mem mixed --prefault all --expect linux-6.1 -- expected --mem mixed --prefault all --expect linux-6.1
+	same --print-expected --mem file-shared --expect longpin --pinner gup --readonly-pin -- expected --mem file-shared --expect longpin --pinner gup --readonly-pin
+	same --fio-memtype shm -- fio-memtype shm
+	same --fio-result 95 -- fio-result 95
+	"$LONGPIN" --mem anon --size 64K --prefault all --no-io --quiet --csv "$T/o.csv" 2>/dev/null || fail "old register"
+	"$LONGPIN" register --mem anon --size 64K --prefault all --no-io --quiet --csv "$T/n.csv" 2>/dev/null || fail "register"
+	[ "$(rows "$T/o.csv")" = "$(rows "$T/n.csv")" ] || fail "register rows differ: $(rows "$T/o.csv") / $(rows "$T/n.csv")"
+	"$LONGPIN" --lifetime munmap --mem anon --size 4M --quiet --csv "$T/lo.csv" 2>/dev/null || fail "old lifetime"
+	"$LONGPIN" lifetime munmap --mem anon --size 4M --quiet --csv "$T/ln.csv" 2>/dev/null || fail "lifetime"
+	[ "$(rows "$T/lo.csv")" = "$(rows "$T/ln.csv")" ] || fail "lifetime rows differ"
+	"$LONGPIN" --torture 1 --mem anon --seed 7 --quiet --concurrent --csv "$T/to.csv" 2>/dev/null || fail "old torture"
+	"$LONGPIN" torture --seconds 1 --mem anon --seed 7 --quiet --concurrent --csv "$T/tn.csv" 2>/dev/null || fail "torture"
+	[ "$(csv_cols "$T/to.csv" seed seq_hash threads verdict)" = "$(csv_cols "$T/tn.csv" seed seq_hash threads verdict)" ] ||
+		fail "torture rows differ: $(csv_cols "$T/to.csv" seed seq_hash) / $(csv_cols "$T/tn.csv" seed seq_hash)"
+	# two modes, an unknown command: one line naming the commands
+	run_longpin --print-expected --lifetime munmap --mem anon
+	[ "$rc" = 2 ] && [ "$(grep -c . "$T/out")" = 1 ] &&
+		grep -q "^longpin: --print-expected and --lifetime munmap are two commands: give one (longpin expected ..., longpin lifetime ...)$" "$T/out" ||
+		fail "two modes: exit $rc, $(cat "$T/out")"
+	run_longpin frobnicate --mem anon
+	[ "$rc" = 2 ] && grep -q "^longpin: unknown command 'frobnicate': longpin --help lists them$" "$T/out" ||
+		fail "unknown command: exit $rc, $(cat "$T/out")"
+	pass "$n old forms print what their commands do; register, lifetime and torture rows alike; two modes and an unknown command refused in one line" ;;
 unchecked)
 	LONGPIN_KERNEL_RELEASE=5.4.0-test run_longpin --mem anon --size 4M --no-io --csv "$T/r.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# torture.sh CASE: longpin --torture on this machine's kernel: every
+# torture.sh CASE: longpin torture on this machine's kernel: every
 # registration answers the contract or a race answer, every fixed I/O
 # round holds its pattern, thousands of operations, pins balanced.
 . "$(dirname "$0")/../lib.sh"
@@ -16,7 +16,7 @@ col() { csv_awk "$csv" -v c="$1" 'NR > 1 { v = $col(c) } END { print v }'; }
 tt() {
 	local m=$1 size=$2 secs=$3
 	shift 3
-	run_longpin --torture "$secs" --mem "$m" --size "$size" --csv "$csv" "$@"
+	run_longpin torture --seconds "$secs" --mem "$m" --size "$size" --csv "$csv" "$@"
 	[ "$rc" = 77 ] && skip "$m: $(tail -1 "$T/out")"
 	[ "$rc" = 0 ] || fail "$m: exit $rc"
 }
@@ -118,6 +118,27 @@ seed)
 		fail "--ops madvise ran $(col ops)"
 	[ "$(awk 'END { print NR }' "$csv")" = 5 ] || fail "want a header and 4 rows"
 	pass "seed 12345 twice: seq_hash $h1 both times; seed $s printed and recorded" ;;
+report)
+	# longpin torture-report: a row per memory type, a column per
+	# kernel (torture-KERNEL.csv), a failed run's cell says why
+	for k in stock patched; do
+		csv=$T/torture-$k.csv
+		tt anon 1M 1 --concurrent --seed 3
+		tt memfd 1M 1 --concurrent --seed 3
+	done
+	csv_awk "$T/torture-patched.csv" 'NR == 3 { $col("verdict") = "fail"; $col("note") = "pin leak: VmPin +4 kB" } { print }' >"$T/p" &&
+		mv "$T/p" "$T/torture-patched.csv"
+	run_longpin torture-report "$T/torture-stock.csv" "$T/torture-patched.csv"
+	[ "$rc" = 0 ] || fail "torture-report: exit $rc"
+	grep -q "^| memory type | stock ($(uname -r), 1 s) | patched ($(uname -r), 1 s) |$" "$T/out" || fail "no header naming both kernels"
+	grep -Eq "^\| anon \| pass [0-9]+ ops, reg [0-9]+ ok 0 refused [0-9]+ raced, io [0-9]+/[0-9]+, migrate [0-9]+, reports [0-9-]+ \| pass " "$T/out" ||
+		fail "no anon row of two passing cells"
+	grep -Eq "^\| memfd \| pass .* \| fail [0-9]+ ops, .*: pin leak: VmPin \+4 kB \|$" "$T/out" ||
+		fail "the failed cell does not say why"
+	[ "$(grep -c '^| [a-z]' "$T/out")" = 3 ] || fail "want a header and two type rows"
+	run_longpin torture-report "$T/nope.csv"
+	[ "$rc" = 2 ] || fail "a missing CSV: exit $rc"
+	pass "torture-report: a row per type, a column per kernel, the failed cell's note" ;;
 badinput)
 	# expect STATUS MESSAGE ARGS...
 	expect() {
@@ -128,16 +149,16 @@ badinput)
 		grep -qF -- "$msg" "$T/out" || fail "longpin $*: no '$msg'"
 		[ ! -e "$csv" ] || fail "longpin $*: left $csv"
 	}
-	expect 2 "--torture 0: give whole seconds from 1 to 3600" --torture 0 --mem anon --csv "$csv"
-	expect 2 "--torture 1.5: give whole seconds" --torture 1.5 --mem anon
+	expect 2 "--seconds 0: give whole seconds from 1 to 3600" --torture 0 --mem anon --csv "$csv"
+	expect 2 "--seconds 1.5: give whole seconds" --torture 1.5 --mem anon
 	expect 2 "no memory type: give --mem TYPE" --torture 1
-	expect 2 "--seed belongs to --torture" --seed 1 --mem anon
-	expect 2 "--ops belongs to --torture" --ops reg --mem anon
+	expect 2 "register takes no --seed (an option of torture): drop it" --seed 1 --mem anon
+	expect 2 "register takes no --ops (an option of torture): drop it" --ops reg --mem anon
 	expect 2 "--seed -1: give the number longpin printed" --torture 1 --mem anon --seed -1
 	expect 2 "--ops reg,foo: no operation foo" --torture 1 --mem anon --ops reg,foo
 	expect 77 "--ops thp: thp does not apply to anon" --torture 1 --mem anon --ops thp --csv "$csv"
-	expect 2 "--torture and --lifetime munmap are two modes" --torture 1 --mem anon --lifetime munmap
-	expect 2 "so --qd would do nothing" --torture 1 --mem anon --qd 4
+	expect 2 "--torture and --lifetime munmap are two commands: give one" --torture 1 --mem anon --lifetime munmap
+	expect 2 "torture takes no --qd (an option of register): drop it" --torture 1 --mem anon --qd 4
 	expect 2 "drop --prefault" --torture 1 --mem anon --prefault none
 	expect 2 "needs --size of 4 granules of 4K at least: give --size 16K" --torture 1 --mem anon --size 8K --csv "$csv"
 	echo "schema,other" >"$T/other.csv"

@@ -4,11 +4,11 @@
 # the data check.
 . "$(dirname "$0")/../lib.sh"
 mem=$1 pf=$2 size=${3:-8M}
-args=(--mem "$mem" --prefault "$pf" --size "$size" --ios 256 --repeat 3 --csv "$T/r.csv")
+args=(register --mem "$mem" --prefault "$pf" --size "$size" --ios 256 --repeat 3 --csv "$T/r.csv")
 
-# what the type needs, as longpin says (--list-types)
-IFS=$'\t' read -r _ _ _ huge _ var value place < <("$LONGPIN" --list-types | grep -P "^\Q$mem\E\t")
-[ -n "${var:-}" ] || fail "longpin --list-types does not list $mem"
+# what the type needs, as longpin says (longpin types)
+IFS=$'\t' read -r _ _ _ huge _ var value place < <("$LONGPIN" types | grep -P "^\Q$mem\E\t")
+[ -n "${var:-}" ] || fail "longpin types does not list $mem"
 [ "$huge" = hugetlb ] && reserve_hugepages $(( $(numfmt --from=iec "$size") / 2097152 ))
 case $var in
 -) ;;

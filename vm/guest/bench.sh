@@ -23,8 +23,8 @@ stall_runs=${LONGPIN_STALL_RUNS:-11}
 bad=0
 
 run() {
-	echo "# longpin $*"
-	"$bin" "$@" --no-io --quiet --csv "$out" || bad=1
+	echo "# longpin register $*"
+	"$bin" register "$@" --no-io --quiet --csv "$out" || bad=1
 }
 for s in $sizes; do
 	run --mem anon --size "$s" --prefault write --cycles "$cycles"
@@ -34,11 +34,11 @@ for s in $stall_sizes; do
 	for pf in write none; do
 		i=0
 		while [ $i -lt "$stall_runs" ]; do
-			"$bin" --mem anon --size "$s" --prefault $pf --cycles 1 \
+			"$bin" register --mem anon --size "$s" --prefault $pf --cycles 1 \
 				--mmap-probe --no-io --quiet --csv "$out" || bad=1
 			i=$((i + 1))
 		done
-		echo "# longpin --mem anon --size $s --prefault $pf --cycles 1 --mmap-probe: $stall_runs runs"
+		echo "# longpin register --mem anon --size $s --prefault $pf --cycles 1 --mmap-probe: $stall_runs runs"
 	done
 done
 if [ -n "${LONGPIN_FILE_DIR:-}" ]; then

@@ -1,7 +1,7 @@
 # fio-vars.sh (sourced, POSIX sh): what fio does with longpin's job files,
 # shared by fio.sh (guest) and tests/host/fio.sh. The memory type of fio's
-# mem= and the errno names are longpin's (longpin --fio-memtype MEM,
-# --fio-result ERROR: harness/fio_import.c), so that the guest, the host
+# mem= and the errno names are longpin's (longpin fio-memtype MEM,
+# fio-result ERROR: harness/fio/fio_import.c), so that the guest, the host
 # and the harness agree.
 
 # fio_prefault RW: what fio did to the buffer before registering it.

@@ -3,11 +3,11 @@
 # (busybox sh) and leaves the raw outputs in $FIO_OUT (/results/fio):
 #   meta.tsv                one line per fixed/plain pair: fio's mem=, the
 #                           longpin memory type, and the running kernel's
-#                           contract answer (longpin --print-expected)
+#                           contract answer (longpin expected)
 #   run.R.json              fio --output-format=json of repeat R: every job
 #                           PAIR-fixed and PAIR-plain (an error text may
 #                           precede the JSON); run.R.err: fio's stderr
-#   accel                   longpin --print-accel: tcg marks emulated MiB/s
+#   accel                   longpin accel: tcg marks emulated MiB/s
 # Prints a KTAP line per pair; exit 0 if every fixedbufs=1 job got the
 # answer the contract expects and every twin ran, 1 otherwise.
 # fio2csv.sh (host) turns the directory into CSV rows.
@@ -20,7 +20,7 @@
 # The job files: $FIO_JOBS, default /opt/fio-jobs (longpin-vm run --fio
 # puts them there), or fio-jobs/ of the repository this file is in.
 # The memory type of each mem= and the errno names come from longpin
-# (--fio-memtype, --fio-result).
+# (longpin fio-memtype, fio-result).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/fio-vars.sh"
@@ -117,7 +117,7 @@ mkdir -p "$OUT" || die "cannot create $OUT"
 rm -f "$OUT"/run.*.json "$OUT"/run.*.err
 meta=$OUT/meta.tsv
 # the CSV's accel column: MiB/s under tcg are emulated, not hardware's
-"$LONGPIN" --print-accel >"$OUT/accel" || die "$LONGPIN --print-accel failed"
+"$LONGPIN" accel >"$OUT/accel" || die "$LONGPIN accel failed"
 printf 'group\tpair\trw\tmem\ttarget\tmemtype\tprefault\tsize\tbs\tqd\tmem_fs\tmem_dax\tcontract\texpected\tnofault\tkernel\trepeat\n' >"$meta"
 
 # collect the pairs first: KTAP wants the count up front
@@ -138,22 +138,23 @@ files=''
 while IFS='|' read -r g pair mem target rw missing; do
 	[ -z "$missing" ] || continue
 	# fio cannot allocate huge page buffers without free huge pages (an
-	# ENOMEM at allocation, not a registration answer): skip those pairs
+	# ENOMEM at allocation, not a registration answer): skip those pairs.
+	# Free and not reserved: longpin's hugepages, the one rule of it
 	case $mem in shmhuge | mmaphuge*)
-		[ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" -gt 0 ] 2>/dev/null ||
+		[ "$("$LONGPIN" hugepages)" -gt 0 ] 2>/dev/null ||
 			{ echo "$g|$pair" >>"$list.nohuge"; continue; } ;;
 	esac
 	# longpin's memory type, and the file system of mem=TYPE:FILE as its
 	# file types see it (a new file in FILE's directory)
-	mt=$("$LONGPIN" --fio-memtype "$mem") || die "$LONGPIN --fio-memtype $mem failed"
+	mt=$("$LONGPIN" fio-memtype "$mem") || die "$LONGPIN fio-memtype $mem failed"
 	IFS=$tab read -r memtype mfs mdax <<EOT
 $mt
 EOT
 	prefault=$(fio_prefault "$rw")
 	# the running kernel's contract decides the verdict; longpin failing
 	# to say is no "unchecked" pair
-	exp=$("$LONGPIN" --print-expected --mem "$memtype" --prefault "$prefault" --size "$regsize" 2>"$OUT/.expected.err") ||
-		die "$LONGPIN --print-expected --mem $memtype failed: $(tail -n 1 "$OUT/.expected.err")"
+	exp=$("$LONGPIN" expected --mem "$memtype" --prefault "$prefault" --size "$regsize" 2>"$OUT/.expected.err") ||
+		die "$LONGPIN expected --mem $memtype failed: $(tail -n 1 "$OUT/.expected.err")"
 	exp=$(echo "$exp" | tail -n 1)
 	IFS=$tab read -r contract _ _ _ expected nofault <<EOT
 $exp
@@ -209,7 +210,7 @@ $(awk -F'\t' -v g="$g" -v p="$pair" '$1 == g && $2 == p' "$meta")
 EOT
 	fe=$(error_of "$OUT/run.1.json" "$pair-fixed")
 	pe=$(error_of "$OUT/run.1.json" "$pair-plain")
-	result=$("$LONGPIN" --fio-result "$fe" 2>/dev/null) || result="?"
+	result=$("$LONGPIN" fio-result "$fe" 2>/dev/null) || result="?"
 	msg="$memtype $prefault: result $result, $contract expects $expected; plain error $pe"
 	if { [ "$expected" != - ] && [ "$result" != "$expected" ]; } || [ "$pe" != 0 ]; then
 		echo "not ok $n $g/$pair # $msg"

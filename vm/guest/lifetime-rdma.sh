@@ -1,24 +1,25 @@
 #!/bin/sh
-# lifetime-rdma.sh [OUT.csv]: inside a vm/longpin-vm guest, longpin's
-# --pinner rdma lifetime cases on every memory type: reclaim (an RDMA
-# WRITE over a loopback queue pair, ibv_dereg_mr, reclaim, the CPU reads
-# it back) at every prefault, lazyfree on private anonymous memory (the
-# same after MADV_FREE: ib_umem_release() dirties, a positive control
-# for io_uring's loss), and cycles (ibv_reg_mr/ibv_dereg_mr, pins
-# balanced). Rows into OUT.csv, pinner rdma. Sourced by lifetime.sh (its
-# KTAP numbering) or run alone. One skip line without an RDMA device.
+# lifetime-rdma.sh [OUT.csv]: inside a vm/longpin-vm guest, the lifetime
+# cases that take --pinner rdma (longpin lifetime --list --pinner rdma) on
+# every memory type each applies to: reclaim (an RDMA WRITE over a
+# loopback queue pair, ibv_dereg_mr, reclaim, the CPU reads it back) at
+# every prefault, lazyfree on private anonymous memory (the same after
+# MADV_FREE: ib_umem_release() dirties, a positive control for
+# io_uring's loss), and cycles (ibv_reg_mr/ibv_dereg_mr, pins balanced).
+# Rows into OUT.csv, pinner rdma. Sourced by lifetime.sh (its KTAP
+# numbering) or run alone. One skip line without an RDMA device.
 set -u
 out=${out:-${1:-/results/lifetime.csv}}
 LONGPIN=${LONGPIN:-longpin}
 export TMPDIR=${LONGPIN_EXT4:-/tmp}
 [ -n "${n+x}" ] || . "$(dirname "$0")/ktap.sh"
 
-# rlt CASE TYPE ARGS...: one longpin --pinner rdma --lifetime run
+# rlt CASE TYPE ARGS...: one longpin lifetime CASE --pinner rdma run
 rlt() {
 	c=$1 m=$2
 	shift 2
 	rc=0
-	"$LONGPIN" --quiet --pinner rdma --lifetime "$c" --mem "$m" \
+	"$LONGPIN" lifetime "$c" --quiet --pinner rdma --mem "$m" \
 		--csv "$out" "$@" >/tmp/lt.out 2>&1 || rc=$?
 	result "rdma $c $m" $rc /tmp/lt.out
 }
@@ -33,13 +34,21 @@ rdma_lifetime() {
 		echo "ok $n rdma lifetime # SKIP no RDMA device (/sys/class/infiniband is empty)"
 		return
 	fi
-	for m in $("$LONGPIN" --list); do
-		rlt reclaim $m --size 4M --prefault all
-		case $m in anon | anon-thp) rlt lazyfree $m --size 4M --prefault write ;; esac
-		sz=64K
-		case $m in *huge*|*thp*) sz=2M ;; *devdax) sz=4M ;; esac
-		rlt cycles $m --size $sz --prefault write \
-			--cycles "${LONGPIN_LT_CYCLES:-10000}"
+	for c in $("$LONGPIN" lifetime --list --pinner rdma); do
+		# cycles: every type (refused ones too); the others: theirs
+		if [ $c = cycles ]; then ms=$("$LONGPIN" types --list)
+		else ms=$("$LONGPIN" lifetime $c --list); fi
+		for m in $ms; do
+			case $c in
+			cycles)
+				sz=64K
+				case $m in *huge*|*thp*) sz=2M ;; *devdax) sz=4M ;; esac
+				rlt cycles $m --size $sz --prefault write \
+					--cycles "${LONGPIN_LT_CYCLES:-10000}" ;;
+			lazyfree) rlt $c $m --size 4M --prefault write ;;
+			*) rlt $c $m --size 4M --prefault all ;;
+			esac
+		done
 	done
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # lifetime.sh [OUT.csv [CASE...]]: inside a vm/longpin-vm guest, every
-# --lifetime case on the memory types it applies to, one boot for all
-# (with CASEs: only those per-type cases, e.g. reclaim reclaim-pinned).
+# lifetime case (longpin lifetime --list, the one list of them) on the
+# memory types it applies to, one boot for all (with CASEs: only those
+# per-type cases, e.g. reclaim reclaim-pinned).
 # KTAP-like lines ("ok N CASE TYPE", "# SKIP reason"); exit 1 if a case
 # failed. RLIMIT_MEMLOCK rows need lp-runas (tests/vm/lifetime.sh builds it
 # and adds it as /usr/bin/lp-runas): as uid 65534 with a 64 kB limit.
@@ -13,19 +14,19 @@ export TMPDIR=${LONGPIN_EXT4:-/tmp}
 # Where a type's memory comes from, longpin reads from the guest's
 # LONGPIN_FILE_DIR, LONGPIN_DAX_DIR, LONGPIN_TMPFS_DIR and LONGPIN_DEVDAX.
 
-# lt CASE TYPE ARGS...: one longpin --lifetime run, one result line
+# lt CASE TYPE ARGS...: one longpin lifetime run, one result line
 lt() {
 	c=$1 m=$2
 	shift 2
 	rc=0
-	"$LONGPIN" --quiet --lifetime "$c" --mem "$m" --csv "$out" "$@" \
+	"$LONGPIN" lifetime "$c" --quiet --mem "$m" --csv "$out" "$@" \
 		>/tmp/lt.out 2>&1 || rc=$?
 	result "$c $m" $rc /tmp/lt.out
 }
 
 # Every case on every memory type: longpin itself skips (77, with the
 # reason) a type the case does not apply to or the kernel refuses.
-types=$("$LONGPIN" --list)
+types=$("$LONGPIN" types --list)
 if [ $# -gt 1 ]; then
 	shift
 	for c in "$@"; do
@@ -36,19 +37,6 @@ if [ $# -gt 1 ]; then
 	echo "1..$n"
 	exit $bad
 fi
-for c in munmap fork truncate punch mremap reclaim reclaim-pinned lazyfree; do
-	for m in $types; do
-		lt $c $m --size 4M --prefault all
-	done
-done
-for c in unreg-inflight close-ring; do
-	for m in $types; do
-		lt $c $m --size 4M
-	done
-done
-for m in $types; do
-	lt update $m --size 4M --prefault all
-done
 # cycles: every memory type at once, each in its own process with its own
 # ring and CSV. Under TCG a 6.1 cycle mostly waits (~15 ms, the buffer
 # table's quiesce), so 17 processes take about as long as one. Each checks
@@ -67,7 +55,7 @@ cycles_all() {
 	for m in $types; do
 		sz=64K
 		case $m in *huge*|*thp*|devdax) sz=2M ;; *devdax) sz=4M ;; esac
-		"$LONGPIN" --lifetime cycles --concurrent --cycles "$cyc" --mem "$m" \
+		"$LONGPIN" lifetime cycles --concurrent --cycles "$cyc" --mem "$m" \
 			--size $sz --prefault write --csv "/tmp/cyc.$m.csv" \
 			>"/tmp/cyc.$m.out" 2>&1 &
 		k=$((k + 1))
@@ -97,21 +85,20 @@ cycles_all() {
 		bad=1
 	fi
 }
-cycles_all
-lt limits anon --prefault none
-# --pinner rdma's cycles and reclaim where there is an RDMA device
-. "$(dirname "$0")/lifetime-rdma.sh"
-
 # RLIMIT_MEMLOCK: a fresh uid each time (rings of an exited process are
 # torn down asynchronously and stay charged to their user for a moment)
-if command -v lp-runas >/dev/null; then
+memlock_all() {
+	if ! command -v lp-runas >/dev/null; then
+		echo "# SKIP memlock: no lp-runas in the guest"
+		return
+	fi
 	touch "$out" && chmod 666 "$out"
 	uid=40000
 	for kb in 64 68 60; do
 		uid=$((uid + 1))
 		n=$((n + 1))
 		rc=0
-		lp-runas $uid 64 "$LONGPIN" --quiet --lifetime memlock --mem anon \
+		lp-runas $uid 64 "$LONGPIN" lifetime memlock --quiet --mem anon \
 			--size ${kb}K --csv "$out" >/tmp/lt.out 2>&1 || rc=$?
 		case $rc in
 		0) echo "ok $n memlock anon ${kb}K under 64K" ;;
@@ -119,8 +106,22 @@ if command -v lp-runas >/dev/null; then
 		esac
 		cat /tmp/lt.out
 	done
-else
-	echo "# SKIP memlock: no lp-runas in the guest"
-fi
+}
+
+# Every case longpin has, on every memory type: longpin itself skips (77,
+# with the reason) a type the case does not apply to or the kernel
+# refuses. cycles, memlock and limits run as they must.
+for c in $("$LONGPIN" lifetime --list); do
+	case $c in
+	cycles) cycles_all ;;
+	memlock) memlock_all ;;
+	limits) lt limits anon --prefault none ;;
+	unreg-inflight | close-ring)
+		for m in $types; do lt $c $m --size 4M; done ;;
+	*)	for m in $types; do lt $c $m --size 4M --prefault all; done ;;
+	esac
+done
+# --pinner rdma's cases where there is an RDMA device
+. "$(dirname "$0")/lifetime-rdma.sh"
 echo "1..$n"
 exit $bad

@@ -5,7 +5,7 @@
 # host (./run.sh --kernels host).
 #
 # Which directory or device a type needs, and the variable that gives it,
-# is longpin's to say (--list-types): a type whose place is unset is a
+# is longpin's to say (longpin types): a type whose place is unset is a
 # SKIP line naming the variable. Environment (all optional):
 #   LONGPIN            the binary (default: longpin in PATH)
 #   LONGPIN_SIZE       buffer size (default 16M)
@@ -46,7 +46,7 @@ if [ -w $hp ]; then
 	echo $((hp_old + $(bytes "$size") / 2097152 + 1)) >$hp 2>/dev/null
 fi
 
-"$bin" --list-types | grep -v '^#' >"$tmp/types" || exit 2
+"$bin" types | grep -v '^#' >"$tmp/types" || exit 2
 if [ -n "${LONGPIN_TYPES:-}" ]; then
 	echo "$LONGPIN_TYPES" | tr ',' '\n' | while read -r t; do
 		grep "^$t	" "$tmp/types" || printf '%s\t-\t-\t-\t-\t-\t-\t-\n' "$t"
@@ -64,7 +64,7 @@ while IFS='	' read -r mem _ _ _ _ var value place; do
 		continue
 	fi
 	# shellcheck disable=SC2086 # LONGPIN_ARGS is a list of words
-	"$bin" --mem "$mem" --size "$size" --prefault all --csv "$out" --quiet \
+	"$bin" register --mem "$mem" --size "$size" --prefault all --csv "$out" --quiet \
 		${LONGPIN_ARGS:-} >/dev/null 2>"$tmp/err" </dev/null
 	rc=$?
 	msg=$(grep -v '^longpin: contract ' "$tmp/err" | tail -n 1)

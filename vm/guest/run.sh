@@ -15,7 +15,7 @@
 #   lifetime  every --lifetime case (lifetime.sh) -> lifetime.csv
 #   fio       the fio jobs (fio.sh; fio and the job files come with
 #             longpin-vm run --fio) -> fio/
-#   torture   longpin --torture on every memory type (torture.sh),
+#   torture   longpin torture on every memory type (torture.sh),
 #             LONGPIN_TORTURE_SECONDS each (default 30) -> torture.csv
 # The guest's init sets the places longpin reads (LONGPIN_FILE_DIR=ext4,
 # LONGPIN_DAX_DIR=DAX ext4, LONGPIN_TMPFS_DIR, LONGPIN_DEVDAX) and the

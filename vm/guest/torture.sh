@@ -1,22 +1,23 @@
 #!/bin/sh
 # torture.sh OUT.csv SECONDS [TYPE...]: inside a vm/longpin-vm guest,
-# longpin --torture SECONDS on every memory type (or the TYPEs), one after
+# longpin torture --seconds SECONDS on every memory type it applies to (or
+# the TYPEs), one after
 # the other, rows in OUT.csv. longpin judges each run: the contract's or a
 # race's answers, every fixed I/O round, VmPin and nr_foll_pin back, no
 # kernel report in /dev/kmsg meanwhile. KTAP-like lines; exit 1 if a run
 # failed. Each run's seed is in its row (and on its "# seed" line): repeat
-# one with longpin --torture SECONDS --mem TYPE --seed SEED.
+# one with longpin torture --seconds SECONDS --mem TYPE --seed SEED.
 set -u
 out=$1 secs=$2
 shift 2
 LONGPIN=${LONGPIN:-longpin}
 export TMPDIR=${LONGPIN_EXT4:-/tmp}
 . "$(dirname "$0")/ktap.sh"
-[ $# -gt 0 ] || set -- $("$LONGPIN" --list)
+[ $# -gt 0 ] || set -- $("$LONGPIN" torture --list)
 echo "# torture: $# types x $secs s, $(ls -d /sys/devices/system/node/node[0-9]* | wc -l) NUMA nodes"
 for m in "$@"; do
 	rc=0
-	"$LONGPIN" --torture "$secs" --mem "$m" --csv "$out" \
+	"$LONGPIN" torture --seconds "$secs" --mem "$m" --csv "$out" \
 		>/tmp/tt.out 2>&1 || rc=$?
 	sed -n 's/^longpin: torture seed /# seed /p' /tmp/tt.out
 	result "torture $m" $rc /tmp/tt.out

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # longpin-vm, phase: reports. What counts as a kernel report in a guest's
 # log: a line holding a headline of harness/kernel-reports.list, the one
-# list that longpin's own kernel-log judge (harness/kmsg.c) embeds too.
+# list that longpin's own kernel-log judge (harness/core/kmsg.c) embeds too.
 
 # report_re LIST: LIST's headlines (fixed strings) as one extended regex
 report_re() {
@@ -18,7 +18,7 @@ NO_LINE_RE='^\b$x'
 # backport of upstream c8070b787519), and gup_test warns "pages[N] is NOT
 # dma-pinned" at mm/gup_test.c:50 and dumps the page. After each such
 # pin longpin logs "longpin: a read-only pin over N zero-page PTEs (pfn
-# P[-Q] ...): gup_test may warn ... up to K times" (harness/pin_gup.c). A
+# P[-Q] ...): gup_test may warn ... up to K times" (harness/pinners/pin_gup.c). A
 # warning at line 50 (its WARNING line and its "page dumped because:
 # gup_test failure") is left out only when the page it dumps is one of
 # the pfns announced, and at most as many as announced in all; anything

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What every pinner's row shares: the counters taken around a pin
+ * (VmPin, nr_foll_pin_*, our kernels' GUP counters) and the checks that
+ * fail a row besides its answer.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "longpin.h"
+#include "mem_ops.h"
+
+/*
+ * The buffer's resident pages and dirty kB into slot @i of @r (0: before
+ * the pin, 1: after it, with its AnonHugePages too).
+ */
+void pages_take(struct row *r, const struct mem *m, int i)
+{
+	struct smaps_sum sm;
+
+	smaps_range(m->addr, m->len, &sm);
+	r->resident[i] = resident_pages(m->addr, m->len);
+	r->dirty_kb[i] = sm.dirty_kb;
+	if (i)
+		r->thp_kb = sm.anon_huge_kb;
+}
+
+void probe_take(struct probe *p)
+{
+	p->vmpin = vmpin_kb();
+	if (vmstat_pins(&p->acq, &p->rel))
+		p->acq = p->rel = -1;
+	p->have_kc = kcounters_present() && !kcounters_read(p->kc);
+}
+
+void fill_counters(struct row *r, const struct probe *p)
+{
+	int i;
+
+	r->vmpin[0] = p[0].vmpin;
+	r->vmpin[1] = p[1].vmpin;
+	r->vmpin[2] = p[3].vmpin;
+	/* around the (un)registration only: O_DIRECT reads pin pages too */
+	r->pin_acq = p[0].acq < 0 ? -1 : p[1].acq - p[0].acq;
+	r->pin_rel = p[0].rel < 0 ? -1 : p[3].rel - p[2].rel;
+	r->have_kc = p[0].have_kc && p[1].have_kc;
+	for (i = 0; r->have_kc && i < LP_NR_KCOUNTERS; i++)
+		r->kc[i] = p[1].kc[i] - p[0].kc[i];
+}
+
+/*
+ * Did the attempt fault pages in? Only growth counts: background writeback
+ * may clean pages (dirty kB falls) and reclaim may drop clean ones while a
+ * slow kernel (KASAN under TCG) registers, and neither is a fault.
+ */
+static bool pages_touched(const struct row *r)
+{
+	return r->resident[1] > r->resident[0] ||
+	       r->dirty_kb[1] > r->dirty_kb[0];
+}
+
+/* Append "; MESSAGE" to @note; returns true: a failure was noted. */
+bool add_note(char *note, size_t n, const char *fmt, ...)
+{
+	size_t len = strlen(note);
+	va_list ap;
+
+	if (len && len + 2 < n) {
+		strcpy(note + len, "; ");
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(note + len, n - len, fmt, ap);
+	va_end(ap);
+	return true;
+}
+
+/*
+ * What fails a row besides its answer, each with its note: a page faulted
+ * where the contract says none may be, a pin left, a cycle that answered
+ * otherwise, the data check. A pass is the whole truth: anything else
+ * fails the row itself, not only the exit status, so that
+ * longpin-compare counts it. Returns true when one of them failed.
+ */
+bool row_checks(const struct row *r, char *note, size_t n)
+{
+	bool failed = false;
+
+	if (r->have_expected && r->result == r->expected && r->nofault &&
+	    pages_touched(r))
+		failed = add_note(note, n,
+				  "the attempt faulted pages: resident %ld -> %ld, dirty %ld -> %ld kB",
+				  r->resident[0], r->resident[1],
+				  r->dirty_kb[0], r->dirty_kb[1]);
+	if (r->vmpin[0] >= 0 && r->vmpin[2] != r->vmpin[0])
+		failed = add_note(note, n, "pin leak: VmPin %ld kB -> %ld kB",
+				  r->vmpin[0], r->vmpin[2]);
+	if (r->cyc.failed_at)
+		failed = add_note(note, n, "cycle %u answered %d, not %d",
+				  r->cyc.failed_at, r->cyc.failed_result,
+				  r->result);
+	if (!strcmp(r->io.check, "mismatch") || !strcmp(r->io.check, "error"))
+		failed = add_note(note, n, "data check: %s", r->io.check);
+	return failed;
+}
+
+/*
+ * A pin that got fewer pages than the contract says (-EFAULT, or
+ * gup_test's -REFUSED and -PARTIAL) may be a file system too full to back
+ * them: GUP cannot fault them in, and a full file system says so only
+ * this way when nothing was prefaulted. Write every page ourselves: a
+ * SIGBUS means the environment, not the kernel, and is no verdict (exit
+ * 77). Where the contract expects that very answer, nothing is written.
+ */
+int env_cause(struct mem *m, const struct row *r)
+{
+	if (m->fd < 0 || (m->ops->flags & MEM_RDONLY))
+		return LP_OK;
+	if (r->result != -EFAULT && r->result != -LP_REFUSED &&
+	    r->result != -LP_PARTIAL)
+		return LP_OK;
+	if (r->have_expected && r->result == r->expected)
+		return LP_OK;
+	return mem_touch(m, PF_WRITE);
+}

@@ -1,0 +1,438 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * longpin: register io_uring fixed buffers per memory type, check the
+ * kernel's verdict against a contract, measure, and write CSV.
+ */
+#ifndef LONGPIN_H
+#define LONGPIN_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <limits.h>
+#include <sys/types.h>
+
+#define LONGPIN_VERSION		"0.1"
+#define LONGPIN_SCHEMA		3
+
+/* Exit statuses, documented in README.md. */
+enum {
+	LP_OK = 0,		/* every verdict passed */
+	LP_FAIL = 1,		/* verdict failed, data mismatch or pin leak */
+	LP_EUSAGE = 2,		/* usage or environment error */
+	LP_SKIP = 77,		/* memory type cannot be set up here */
+};
+
+/*
+ * The answers of a pinner that pins page by page and learns no errno
+ * (gup_test): none of the pages, or some of them. Written like errnos
+ * (result -4097, errno REFUSED), above every errno the kernel has.
+ */
+#define LP_REFUSED	4097
+#define LP_PARTIAL	4098
+
+enum prefault { PF_NONE, PF_READ, PF_WRITE, PF_NR };
+
+/*
+ * Where a backend's memory comes from when it is not the kernel's alone:
+ * a directory (--dir) or a device (--dev), else the variable of the place
+ * (mem.c's places[], which scripts read with longpin --list-types).
+ */
+enum mem_place {
+	PLACE_NONE,		/* anonymous, SysV, memfd, hugetlb: nothing */
+	PLACE_PAGECACHE,	/* --dir on a page-cache file system */
+	PLACE_TMPFS,		/* --dir on tmpfs, default /dev/shm */
+	PLACE_DAX,		/* --dir on a file system mounted -o dax */
+	PLACE_DEVDAX,		/* --dev /dev/daxX.Y */
+};
+
+/* How a backend's buffer behaves. */
+enum {
+	MEM_HUGETLB	= 1 << 2,	/* size multiple of the hugetlb page */
+	MEM_THP		= 1 << 3,	/* size multiple of the PMD size */
+	MEM_RDONLY	= 1 << 4,	/* the CPU cannot write the buffer */
+	MEM_FILE	= 1 << 5,	/* backed by a file in --dir */
+	MEM_MULTI	= 1 << 6,	/* one buffer over several VMAs (or a hole) */
+};
+
+/* The options of the command line, one bit each in struct opts' given. */
+enum opt_id {
+	OPT_MEM, OPT_SIZE, OPT_PREFAULT, OPT_DIR, OPT_DEV, OPT_PINNER,
+	OPT_READONLY_PIN, OPT_TARGET, OPT_TARGET_OVERWRITE, OPT_BS, OPT_QD,
+	OPT_IOS, OPT_RUNTIME, OPT_REPEAT, OPT_NO_IO, OPT_CYCLES,
+	OPT_MMAP_PROBE, OPT_CONCURRENT, OPT_SECONDS, OPT_SEED, OPT_OPS,
+	OPT_EXPECT, OPT_CSV, OPT_QUIET, OPT_NO_MEMLOCK_CHECK, OPT_INJECT,
+	OPT_LIST, OPT_HELP, OPT_NR
+};
+#define OPT(id)		(1ULL << (id))
+
+#define LP_MAX_ARGS	16
+
+/* What a command was given (opts.c parses, cmd.c's commands read it). */
+struct opts {
+	const struct lp_cmd *cmd;
+	uint64_t given;			/* OPT(id) of every option given */
+	const char *arg[LP_MAX_ARGS];	/* the words that are no option */
+	int nargs;
+	/* the buffer */
+	const char *mem;
+	size_t size;
+	unsigned int prefaults;		/* bit mask of 1 << enum prefault */
+	const char *dir, *dev;		/* its place (mem.c: places[]) */
+	/* the pin */
+	const char *pinner;		/* --pinner NAME (default io_uring) */
+	bool readonly_pin;		/* no FOLL_WRITE */
+	bool no_memlock_check;		/* let the kernel judge RLIMIT_MEMLOCK */
+	const char *inject;		/* corrupt | leak | fill: self-tests */
+	/* register: fixed-buffer I/O and cycles */
+	const char *target;
+	bool target_overwrite;		/* --target may be a file with data */
+	unsigned int bs, qd, repeat;
+	uint64_t ios;
+	double runtime;
+	bool no_io;
+	unsigned int cycles;		/* more pin/unpin cycles */
+	bool mmap_probe;		/* time mmap+munmap in a thread meanwhile */
+	/* lifetime, torture */
+	const char *lcase;		/* lifetime CASE */
+	bool concurrent;		/* other pinners meanwhile: no global balance */
+	unsigned int seconds;		/* torture's */
+	uint64_t seed;
+	const char *torture_ops;	/* --ops LIST: a subset of the threads */
+	/* the rows */
+	const char *expect;
+	const char *csv;
+	bool quiet;
+	bool list;			/* names, one a line, and nothing run */
+};
+
+/* One buffer of one memory type, set up by a backend. */
+struct mem {
+	const struct mem_ops *ops;
+	void *addr;			/* the buffer handed to io_uring */
+	size_t len;
+	void *map;			/* what teardown unmaps */
+	size_t map_len;
+	void *shm;			/* SysV attach address, if any */
+	int fd;				/* backing file or device, or -1 */
+	char fs_type[24];		/* of the backing file, or "-" */
+	int dax;			/* STATX_ATTR_DAX of it: 1, 0, -1 n/a */
+	char target_dir[PATH_MAX];	/* where a default I/O target goes */
+	int fill_fd;			/* --inject fill's file, or -1 */
+};
+
+struct mem_ops {
+	const char *name;
+	unsigned int order;	/* its place in `longpin types` and the CSV */
+	const char *help;
+	const char *map;	/* private, shared or mixed (two VMAs) */
+	const char *backing;	/* anon, shmem, hugetlb, page-cache, dax, ... */
+	enum mem_place place;
+	unsigned int flags;	/* MEM_HUGETLB: free huge pages checked first */
+	unsigned long arg;	/* setup()'s own: mmap, memfd, shm flags, ... */
+	int (*setup)(struct mem *m, const struct opts *o);
+	/* optional: defaults to mem_populate() */
+	int (*populate)(struct mem *m, enum prefault pf);
+};
+
+/* opts.c: the options, their parsing, help and manual page */
+struct lp_cmd_opt {
+	enum opt_id id;
+	const char *help;		/* NULL: the option's own */
+};
+int opts_parse(struct opts *o, int argc, char **argv);
+bool opt_given(const struct opts *o, enum opt_id id);
+const char *opt_name(enum opt_id id);
+void opts_help(FILE *f, const struct lp_cmd_opt *opts);
+void opts_man(FILE *f, const struct lp_cmd_opt *opts);
+void man_text(FILE *f, const char *text);
+void man_esc(FILE *f, const char *text);
+const char *opt_synopsis(enum opt_id id, bool needed, char *buf, size_t n);
+void items_head(FILE *f, bool man, const char *title);
+void item_help(FILE *f, bool man, const char *name, const char *help);
+/* a space no line of the help breaks at */
+#define LP_NBSP		'\x01'
+#define LP_NBSP_S	"\x01"
+/* wrap @text at 79 columns, every line after the first indented @indent */
+void text_wrap(FILE *f, const char *text, int indent, int col);
+
+/* mem.c: the registry of backends and what they share */
+const struct mem_ops *mem_find(const char *name);
+const struct mem_ops *mem_nth(size_t i);
+void mem_list(void);
+void mem_list_types(void);
+void mem_place_from_env(const struct mem_ops *ops, struct opts *o);
+/* @io: the run's I/O checks at least one --bs block */
+int mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io);
+/* huge pages of the default size free and not reserved (-1: none here) */
+long hugepages_free(void);
+void mem_list_help(FILE *f, bool man);
+int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o);
+void mem_teardown(struct mem *m);
+int mem_populate(struct mem *m, enum prefault pf);
+int mem_touch(struct mem *m, enum prefault pf);
+int mem_sigbus_err(const struct mem *m, size_t at);
+int mem_fill_dir(const char *dir);
+long long dir_free(const char *dir);
+int mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags);
+int mem_map_fd(struct mem *m, int fd, size_t len, int flags);
+int mem_tmpfile(struct mem *m, const char *dir, size_t len);
+void mem_describe_fd(struct mem *m, int fd);
+int mem_need_hugepages(const char *name, size_t len);
+int mem_half(const char *name, size_t size, size_t *half);
+/* mem_file.c: "tmpfs", "file" or "fsdax" for a file on @fs; NULL: none */
+const char *mem_file_kind(const char *fs, int dax);
+
+/* util.c */
+int lp_err(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* LONGPIN_TEST_FAULT names @name: a fault only the tests inject (util.c) */
+bool lp_test_fault(const char *name);
+int parse_size(const char *s, size_t *out);
+void fmt_size(char *buf, size_t n, size_t bytes);
+const char *errno_name(int err);
+int errno_from_name(const char *name);
+uint64_t now_ns(void);
+void pattern_fill(void *buf, size_t len, uint64_t seed);
+void list_add(char *buf, size_t n, size_t i, size_t count, const char *word);
+const void *table_find(const void *base, size_t n, size_t size, size_t off,
+		       const char *name);
+#define TABLE_FIND(t, field, name)					\
+	((typeof(&(t)[0]))table_find((t), ARRAY_SIZE(t), sizeof((t)[0]),	\
+				     offsetof(typeof((t)[0]), field), (name)))
+
+/* util.c: progress of a long phase on a terminal's stderr */
+struct progress {
+	const char *what, *phase;
+	unsigned long total;
+	uint64_t t0, last;
+	bool on, shown;
+};
+void progress_begin(struct progress *p, const char *what, const char *phase,
+		    unsigned long total);
+void progress_step(struct progress *p, unsigned long done);
+void progress_end(struct progress *p);
+const char *prefault_name(enum prefault pf);
+int prefault_parse(const char *s, unsigned int *mask);
+size_t hugepage_size(void);
+const char *fs_name(long magic);
+
+/* probe.c: what the kernel tells about pins and pages */
+struct smaps_sum {
+	long rss_kb;
+	long dirty_kb;
+	long anon_huge_kb;
+};
+long vmpin_kb(void);
+long vmpin_wait(long want, unsigned int ms, unsigned int *took);
+int vmstat_pins(long *acquired, long *released);
+/* kmsg.c: the kernel reports logged between kmsg_open() and kmsg_reports() */
+int kmsg_open(void);
+long kmsg_reports(int fd, char *first, size_t n);
+int smaps_range(const void *addr, size_t len, struct smaps_sum *s);
+long resident_pages(void *addr, size_t len);
+/* the zero page's pfns that a buffer maps, as up to LP_ZERO_RANGES ranges */
+#define LP_ZERO_RANGES 4
+struct zero_pfns {
+	int nranges;
+	uint64_t lo[LP_ZERO_RANGES], hi[LP_ZERO_RANGES];
+};
+long zero_page_ptes(const void *addr, size_t len, struct zero_pfns *z);
+bool have_cap_ipc_lock(void);
+long meminfo_kb(const char *key);
+
+#define LP_NR_KCOUNTERS 4
+extern const char *const kcounter_names[LP_NR_KCOUNTERS];
+long vmstat_value(const char *name);
+bool kcounters_present(void);
+int kcounters_read(long out[LP_NR_KCOUNTERS]);
+
+/* contract.c: expected verdicts, data in harness/contracts/ */
+struct contract;
+const char *kernel_release(void);
+/* util.c: the accelerator of a virtual CPU, "none" on bare metal */
+const char *cpu_accel(void);
+const struct contract *contract_select(const char **why);
+const struct contract *contract_by_name(const char *name);
+const char *contract_name(const struct contract *c);
+void contract_list(void);
+/*
+ * Returns true when a row matches and sets *err (0 or a negative errno) and
+ * *nofault (the attempt must leave resident and dirty pages alone).
+ */
+bool contract_lookup(const struct contract *c, const char *mem,
+		     enum prefault pf, size_t size, int *err, bool *nofault);
+/* the same for the --pinner @pinner ("gup-fast", "gup/ro"; NULL: io_uring) */
+bool contract_lookup_pinner(const struct contract *c, const char *pinner,
+			    const char *mem, enum prefault pf, size_t size,
+			    int *err, bool *nofault);
+/*
+ * The answer of --lifetime @lcase for @mem, when the contract has a
+ * "lifetime CASE" row for it; *defect: that answer is a known kernel
+ * defect (the row's verdict is "defect", not "pass").
+ */
+bool contract_lookup_case(const struct contract *c, const char *lcase,
+			  const char *mem, enum prefault pf, size_t size,
+			  int *err, bool *defect);
+/* the same for the "pinner @pinner lifetime CASE" rows (NULL: io_uring) */
+bool contract_lookup_case_pinner(const struct contract *c, const char *pinner,
+				 const char *lcase, const char *mem,
+				 enum prefault pf, size_t size, int *err,
+				 bool *defect);
+/* "0" or "-ENAME" (a contract's answer) -> *err 0 or -errno; -EINVAL if not */
+int parse_expected(const char *s, int *err);
+
+/* io.c: fixed-buffer I/O on a registered buffer */
+struct stat3 { double min, med, max; };
+struct io_result {
+	bool done;
+	char check[16];			/* ok | mismatch | skipped | error */
+	char target[PATH_MAX];
+	bool direct;
+	unsigned int bs, qd;
+	uint64_t ios;
+	struct stat3 fixed_mibs, plain_mibs, ratio;
+	double fixed_iops, plain_iops;	/* medians */
+	/* fio rows only: medians of clat p50, p99, p99.9 (us), usr, sys CPU */
+	bool have_fio;
+	double fio[5];
+};
+struct stat3 stat3_of(double *v, unsigned int n);
+struct io_uring;
+int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
+	   struct io_result *r);
+
+/* cycles.c: --cycles N [--mmap-probe] */
+struct cycles_result {
+	unsigned int n;
+	double reg_min, reg_med, reg_max;	/* ns per 4 KiB page */
+	unsigned int failed_at;			/* 1-based cycle, 0: none */
+	int failed_result;
+	bool probed;
+	uint64_t probe_calls;
+	double probe_p999_us, probe_max_us;
+	int probe_cpu[2];			/* registrant, prober; -1: shared */
+};
+int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
+	       bool probe, bool untouch, int first, struct cycles_result *cr);
+
+/* judge.c: the counters around a pin and the checks of a row */
+struct probe {
+	long vmpin, acq, rel;
+	bool have_kc;
+	long kc[LP_NR_KCOUNTERS];
+};
+struct row;
+void probe_take(struct probe *p);
+void pages_take(struct row *r, const struct mem *m, int i);
+/* @p: before, pinned, before the unpin, after */
+void fill_counters(struct row *r, const struct probe *p);
+/* Append "; MESSAGE" to @note; returns true: a failure was noted. */
+bool add_note(char *note, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+bool row_checks(const struct row *r, char *note, size_t n);
+/* a refused pin that a full file system may explain: LP_SKIP, else LP_OK */
+int env_cause(struct mem *m, const struct row *r);
+
+/* ring.c: io_uring_queue_init()'s failure as a one-line error */
+int ring_init_err(int ret);
+struct io_uring;
+/* ring.c: one fixed read or write, waited for: its res; or 0, -EIO if short */
+int fixed_io_res(struct io_uring *ring, bool write, int fd, void *buf,
+		 size_t len, off_t off, int idx);
+int fixed_io(struct io_uring *ring, bool write, int fd, void *buf, size_t len,
+	     off_t off, int idx);
+/* output.c: can --csv @path take our rows (@hdr: another schema's header)? */
+int csv_check(const char *path, const char *hdr);
+
+/* fio_import.c: longpin fio-memtype, fio-result, fio-import; argv[0] theirs */
+int fio_memtype_main(int argc, char **argv);
+int fio_result_main(int argc, char **argv);
+int fio_import_main(int argc, char **argv);
+
+/* lifetime.c: longpin lifetime CASE */
+int lifetime_check(struct opts *o);
+/* the case RLIMIT_MEMLOCK is its to test: no check of it up front */
+bool lifetime_own_limits(const struct opts *o);
+int lifetime_run(const struct mem_ops *ops, const struct opts *o,
+		 const struct contract *c);
+/*
+ * lifetime CASE --list: the memory types CASE applies to; NULL: the cases
+ * (with --pinner: those that take it)
+ */
+int lifetime_list(const char *name, const struct opts *o);
+void lifetime_more(FILE *f, bool man);
+
+/* torture.c: longpin torture */
+int torture_run(const struct mem_ops *ops, const struct opts *o,
+		const struct contract *c);
+size_t torture_default_size(const struct mem_ops *ops);
+/* torture --list: the memory types it applies to, one a line */
+int torture_list(void);
+void torture_more(FILE *f, bool man);
+/* report.c: torture-report CSV...: the CSVs of a run as a markdown table */
+int torture_report(int nfiles, const char *const *files);
+
+/* output.c; NaN figures and negative counts are written as "-" */
+struct row {
+	/* a row of another tool (fio-jobs/fio2csv.sh): NULL for longpin's */
+	const char *source;		/* NULL: "harness" */
+	const char *timestamp;		/* NULL: now */
+	const char *accel;		/* NULL: cpu_accel() */
+	const char *kernel;
+	const char *contract;
+	const char *mem;
+	enum prefault pf;
+	size_t size;
+	const char *op;			/* NULL: "register" */
+	const char *pinner;		/* NULL: "io_uring" */
+	const char *fs_type;
+	int dax;
+	long thp_kb;
+	int result;			/* 0 or -errno */
+	bool have_expected;
+	int expected;
+	bool nofault;			/* expected: no page faulted */
+	const char *verdict;
+	double reg_ns, unreg_ns;	/* per 4 KiB page */
+	long vmpin[3];			/* before, registered, after */
+	long pin_acq, pin_rel;		/* -1: unknown */
+	bool have_kc;
+	long kc[LP_NR_KCOUNTERS];	/* deltas over the registration */
+	long resident[2];
+	long dirty_kb[2];
+	struct io_result io;
+	struct cycles_result cyc;
+	const char *note;
+};
+int csv_append(const char *path, const struct row *r, unsigned int repeat);
+int csv_append_rows(const char *path, const struct row *r, size_t n,
+		    unsigned int repeat);
+bool csv_is_header(const char *line);
+const char *row_verdict(const struct row *r);
+int csv_verify(FILE *f, const char *path);
+/* a CSV of another schema (--torture's): its header @hdr, rows whole */
+int csv_verify_text(int fd, const char *path, const char *hdr);
+int csv_append_text(const char *path, const char *hdr, const char *rows);
+int csv_to_stdout(void);
+void table_print(const struct row *r, bool header, const struct opts *o);
+void table_print_lifetime(const struct row *r, bool header);
+/*
+ * What a row whose contract names a known defect shows: nothing of it (a
+ * row without such a contract row, too), the defect, or not the defect
+ * (the data survived: the kernel or the contract changed).
+ */
+enum row_defect { DEFECT_NONE, DEFECT_SHOWN, DEFECT_ABSENT };
+int row_judge(struct row *r, bool failed, enum row_defect d, const char *note);
+int row_write(const struct row *r, const struct opts *o, bool header, int ret);
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define KiB 1024UL
+#define MiB (1024UL * KiB)
+#define GiB (1024UL * MiB)
+/* --size above this is refused: io_uring takes at most 1 GiB per buffer */
+#define LP_SIZE_MAX (1024 * GiB)
+
+#endif

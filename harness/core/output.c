@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CSV rows (the schema is documented in README.md) and the terminal table. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "longpin.h"
+
+static const char csv_header[] =
+	"schema,source,timestamp,kernel,contract,memtype,prefault,size,op,"
+	"pinner,fs_type,dax,thp_kb,result,errno,expected,verdict,"
+	"reg_ns_per_page,unreg_ns_per_page,"
+	"vmpin_before_kb,vmpin_reg_kb,vmpin_after_kb,vmpin_leak_kb,"
+	"foll_pin_acquired,foll_pin_released,"
+	"gup_fast_pages,gup_slow_pages,refused_fsdax,refused_file,"
+	"resident_before,resident_after,dirty_before_kb,dirty_after_kb,"
+	"data_check,target,direct,bs,qd,ios,repeat,"
+	"fixed_mibs_min,fixed_mibs_med,fixed_mibs_max,fixed_iops,"
+	"plain_mibs_min,plain_mibs_med,plain_mibs_max,plain_iops,"
+	"ratio_min,ratio_med,ratio_max,"
+	"clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,"
+	"cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,"
+	"probe_calls,probe_p999_us,probe_max_us,accel,note\n";
+
+/* A text field: commas and line breaks would break the CSV. */
+static void put_text(FILE *f, const char *s)
+{
+	fputc(',', f);
+	for (; s && *s; s++)
+		fputc(*s == ',' ? ';' : *s == '\n' ? ' ' : *s, f);
+}
+
+/* A number, or "-" when unknown (negative). */
+static void put_long(FILE *f, long v)
+{
+	if (v < 0)
+		fputs(",-", f);
+	else
+		fprintf(f, ",%ld", v);
+}
+
+static void put_expected(FILE *f, const struct row *r)
+{
+	if (!r->have_expected)
+		fputs(",-", f);
+	else if (!r->expected)
+		fputs(",0", f);
+	else
+		fprintf(f, ",-%s", errno_name(r->expected));
+}
+
+/* A figure, or "-" when not measured (NaN). */
+static void put_num(FILE *f, const char *fmt, double v)
+{
+	if (isnan(v)) {
+		fputs(",-", f);
+		return;
+	}
+	fputc(',', f);
+	fprintf(f, fmt, v);
+}
+
+static void put_stat3(FILE *f, const char *fmt, const struct stat3 *s)
+{
+	put_num(f, fmt, s->min);
+	put_num(f, fmt, s->med);
+	put_num(f, fmt, s->max);
+}
+
+static void put_io(FILE *f, const struct row *r, unsigned int repeat)
+{
+	const struct io_result *io = &r->io;
+	int i;
+
+	fprintf(f, ",%s", io->check[0] ? io->check : "-");
+	put_text(f, io->target[0] ? io->target : "-");
+	if (!io->done) {
+		fputs(",-,-,-,-,-", f);
+		fputs(",-,-,-,-,-,-,-,-,-,-,-,-,-,-,-,-", f);
+		return;
+	}
+	fprintf(f, ",%d,%u,%u", io->direct, io->bs, io->qd);
+	/* no pass measured (fio: every job failed), no I/O count */
+	if (isnan(io->fixed_mibs.med) && isnan(io->plain_mibs.med))
+		fputs(",-", f);
+	else
+		fprintf(f, ",%llu", (unsigned long long)io->ios);
+	fprintf(f, ",%u", repeat);
+	put_stat3(f, "%.1f", &io->fixed_mibs);
+	put_num(f, "%.0f", io->fixed_iops);
+	put_stat3(f, "%.1f", &io->plain_mibs);
+	put_num(f, "%.0f", io->plain_iops);
+	put_stat3(f, "%.3f", &io->ratio);
+	for (i = 0; i < 5; i++) {
+		if (io->have_fio)
+			put_num(f, "%.1f", io->fio[i]);
+		else
+			fputs(",-", f);
+	}
+}
+
+static void put_cycles(FILE *f, const struct cycles_result *c)
+{
+	if (!c->n)
+		fputs(",0,-,-,-", f);
+	else
+		fprintf(f, ",%u,%.1f,%.1f,%.1f", c->n, c->reg_min, c->reg_med,
+			c->reg_max);
+	if (!c->probed)
+		fputs(",-,-,-", f);
+	else
+		fprintf(f, ",%llu,%.1f,%.1f",
+			(unsigned long long)c->probe_calls, c->probe_p999_us,
+			c->probe_max_us);
+}
+
+static void put_row(FILE *f, const struct row *r, unsigned int repeat)
+{
+	char ts[32];
+	time_t now = time(NULL);
+	int i;
+
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	fprintf(f, "%d,%s,%s", LONGPIN_SCHEMA,
+		r->source ? r->source : "harness",
+		r->timestamp ? r->timestamp : ts);
+	put_text(f, r->kernel);
+	fprintf(f, ",%s,%s,%s,%zu,%s,%s,%s,%d", r->contract, r->mem,
+		prefault_name(r->pf), r->size, r->op ? r->op : "register",
+		r->pinner ? r->pinner : "io_uring", r->fs_type, r->dax);
+	put_long(f, r->thp_kb);
+	fprintf(f, ",%d,%s", r->result, errno_name(r->result));
+	put_expected(f, r);
+	fprintf(f, ",%s", r->verdict);
+	put_num(f, "%.1f", r->reg_ns);
+	put_num(f, "%.1f", r->unreg_ns);
+	for (i = 0; i < 3; i++)
+		put_long(f, r->vmpin[i]);
+	if (r->vmpin[0] < 0 && r->vmpin[2] < 0)
+		fputs(",-", f);
+	else
+		fprintf(f, ",%ld", r->vmpin[2] - r->vmpin[0]);
+	put_long(f, r->pin_acq);
+	put_long(f, r->pin_rel);
+	for (i = 0; i < LP_NR_KCOUNTERS; i++)
+		put_long(f, r->have_kc ? r->kc[i] : -1);
+	put_long(f, r->resident[0]);
+	put_long(f, r->resident[1]);
+	put_long(f, r->dirty_kb[0]);
+	put_long(f, r->dirty_kb[1]);
+	put_io(f, r, repeat);
+	if (r->source)		/* another tool's row: no cycles, no prober */
+		fputs(",-,-,-,-,-,-,-", f);
+	else
+		put_cycles(f, &r->cyc);
+	fprintf(f, ",%s", r->accel ? r->accel : cpu_accel());
+	put_text(f, r->note);
+	fputc('\n', f);
+}
+
+/* A row's verdict from its answer and the contract's (-: unchecked). */
+const char *row_verdict(const struct row *r)
+{
+	if (!r->have_expected)
+		return "unchecked";
+	return r->result == r->expected ? "pass" : "fail";
+}
+
+/* @line (with its newline) is longpin's CSV header. */
+bool csv_is_header(const char *line)
+{
+	return !strcmp(line, csv_header);
+}
+
+/* The number of the last line of @f (which is not empty). */
+static long last_line(FILE *f)
+{
+	long lines = 0;
+	int ch, last = '\n';
+
+	rewind(f);
+	while ((ch = getc(f)) != EOF) {
+		lines += last == '\n';
+		last = ch;
+	}
+	return lines;
+}
+
+/*
+ * @f, open for reading, must be empty or hold our header and end with a
+ * newline: rows are never glued onto another tool's file or a cut-off row.
+ * Only the header and the last byte are read (the whole file only for the
+ * line number of an error).
+ */
+int csv_verify(FILE *f, const char *path)
+{
+	static char line[sizeof(csv_header) + 1];
+
+	rewind(f);
+	if (!fgets(line, sizeof(line), f))
+		return LP_OK;
+	if (strcmp(line, csv_header))
+		return lp_err(LP_EUSAGE,
+			      "--csv %s:1: not a longpin CSV of schema %d (another header): give a new --csv file",
+			      path, LONGPIN_SCHEMA);
+	if (fseek(f, -1, SEEK_END) || getc(f) != '\n')
+		return lp_err(LP_EUSAGE,
+			      "--csv %s:%ld: the last line has no newline (a cut-off row?): remove or finish it, or give a new --csv file",
+			      path, last_line(f));
+	return LP_OK;
+}
+
+/*
+ * @fd's file, a CSV of another schema (--torture's), must be empty or
+ * start with @hdr and end with a newline.
+ */
+int csv_verify_text(int fd, const char *path, const char *hdr)
+{
+	size_t n = strlen(hdr);
+	off_t end = lseek(fd, 0, SEEK_END);
+	char buf[1024], last;
+
+	if (end <= 0)
+		return LP_OK;
+	if (n > sizeof(buf) || pread(fd, buf, n, 0) != (ssize_t)n ||
+	    memcmp(buf, hdr, n))
+		return lp_err(LP_EUSAGE,
+			      "--csv %s:1: not a CSV of this mode (another header): give a new --csv file",
+			      path);
+	if (pread(fd, &last, 1, end - 1) != 1 || last != '\n')
+		return lp_err(LP_EUSAGE,
+			      "--csv %s: the last line has no newline (a cut-off row?): remove or finish it, or give a new --csv file",
+			      path);
+	return LP_OK;
+}
+
+/*
+ * Fail before the run when the CSV cannot take our rows: an existing file
+ * must be ours and writable, a new one's directory writable. Nothing is
+ * created here, so an early exit leaves no empty CSV behind. @hdr: the
+ * header of another schema (--torture's), NULL: ours.
+ */
+int csv_check(const char *path, const char *hdr)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+	FILE *f;
+	int ret;
+
+	if (!path || !strcmp(path, "-"))
+		return LP_OK;
+	/* a pipe or a device (/dev/stdout) is written like --csv - */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return access(path, W_OK) ?
+			lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			       path, strerror(errno)) : LP_OK;
+	f = fopen(path, "r");
+	if (f) {
+		ret = hdr ? csv_verify_text(fileno(f), path, hdr) :
+			    csv_verify(f, path);
+		fclose(f);
+		if (ret == LP_OK && access(path, W_OK))
+			ret = lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+				     path, strerror(errno));
+		return ret;
+	}
+	if (errno != ENOENT)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	if (access(slash ? dir : ".", W_OK | X_OK))
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	return LP_OK;
+}
+
+/* --csv -: the process's original stdout, the CSV's alone (csv_to_stdout) */
+static int csv_out_fd = -1;
+/* a stream (stdout, a pipe, a device) got its header from this process */
+static bool stream_header;
+
+/*
+ * --csv -: keep the real stdout for the CSV and send everything else that
+ * longpin prints there (the table) to stderr, so that `longpin --csv - >
+ * out.csv` or a pipe gets one header and CSV rows only.
+ */
+int csv_to_stdout(void)
+{
+	fflush(stdout);
+	csv_out_fd = dup(STDOUT_FILENO);
+	if (csv_out_fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		return lp_err(LP_EUSAGE, "--csv -: %s", strerror(errno));
+	return LP_OK;
+}
+
+/* The @n rows, after the header when @header, in one malloc'ed buffer. */
+static char *row_text(const struct row *r, size_t n, unsigned int repeat,
+		      bool header, size_t *len)
+{
+	char *buf = NULL;
+	FILE *m = open_memstream(&buf, len);
+
+	if (!m)
+		return NULL;
+	if (header)
+		fputs(csv_header, m);
+	while (n--)
+		put_row(m, r++, repeat);
+	if (fclose(m)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * All of @len bytes to @fd, or none: a failed write (a full disk) is cut
+ * back to @undo on a regular file (@undo < 0: a stream). Returns 0 or an
+ * errno.
+ */
+static int write_whole(int fd, const char *buf, size_t len, off_t undo)
+{
+	size_t done = 0;
+	ssize_t n;
+	int err;
+
+	while (done < len) {
+		n = write(fd, buf + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : ENOSPC;
+			if (undo >= 0 && ftruncate(fd, undo))
+				err = errno;
+			return err;
+		}
+		done += n;
+	}
+	return 0;
+}
+
+/* A regular file: locked, verified again, appended whole or not at all. */
+static int csv_append_file(const char *path, const struct row *r, size_t n,
+			   unsigned int repeat)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), err;
+	int ret = LP_OK;
+	FILE *f = NULL;
+	size_t len;
+	char *text;
+	off_t end;
+
+	if (fd < 0)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	flock(fd, LOCK_EX);
+	end = lseek(fd, 0, SEEK_END);
+	if (end > 0) {
+		/* what another writer may have left since csv_check() */
+		f = fdopen(dup(fd), "r");
+		ret = f ? csv_verify(f, path) :
+			  lp_err(LP_EUSAGE, "--csv %s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		if (ret != LP_OK)
+			goto out;
+	}
+	text = row_text(r, n, repeat, end == 0, &len);
+	if (!text) {
+		ret = lp_err(LP_EUSAGE, "out of memory");
+		goto out;
+	}
+	err = write_whole(fd, text, len, end);
+	free(text);
+	if (err)
+		ret = lp_err(LP_EUSAGE,
+			     "--csv %s: write: %s: the row was not written (the file is as it was); free space or give another --csv",
+			     path, strerror(err));
+out:
+	close(fd);
+	return ret;
+}
+
+/* stdout (--csv -), a pipe or a device: the header once, then rows. */
+static int csv_append_stream(const char *path, int fd, const struct row *r,
+			     size_t n, unsigned int repeat)
+{
+	size_t len;
+	char *text = row_text(r, n, repeat, !stream_header, &len);
+	int err;
+
+	if (!text)
+		return lp_err(LP_EUSAGE, "out of memory");
+	err = write_whole(fd, text, len, -1);
+	free(text);
+	if (err)
+		return lp_err(LP_EUSAGE, "--csv %s: write: %s", path,
+			      strerror(err));
+	stream_header = true;
+	return LP_OK;
+}
+
+/*
+ * Append @n rows to @path ("-": stdout), with the header when the file is
+ * new or empty. A regular file is locked so that parallel runs do not
+ * interleave, and the rows are written whole or not at all.
+ */
+int csv_append_rows(const char *path, const struct row *r, size_t n,
+		    unsigned int repeat)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (!strcmp(path, "-"))
+		return csv_append_stream(path, csv_out_fd >= 0 ? csv_out_fd :
+					 STDOUT_FILENO, r, n, repeat);
+	if (stat(path, &st) || S_ISREG(st.st_mode))
+		return csv_append_file(path, r, n, repeat);
+	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	ret = csv_append_stream(path, fd, r, n, repeat);
+	close(fd);
+	return ret;
+}
+
+int csv_append(const char *path, const struct row *r, unsigned int repeat)
+{
+	return csv_append_rows(path, r, 1, repeat);
+}
+
+/*
+ * @rows of another schema to @path, after @hdr when the file is new or
+ * empty ("-", a pipe, a device: always, one run writes once); a regular
+ * file is locked, verified and appended whole or not at all.
+ */
+int csv_append_text(const char *path, const char *hdr, const char *rows)
+{
+	bool file = strcmp(path, "-");
+	int fd = !file ? dup(STDOUT_FILENO) :
+		 open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	char *text = NULL;
+	int ret = LP_OK, err;
+	off_t end = -1;
+	struct stat st;
+
+	if (fd < 0)
+		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
+			      path, strerror(errno));
+	if (file && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		flock(fd, LOCK_EX);
+		ret = csv_verify_text(fd, path, hdr);
+		end = lseek(fd, 0, SEEK_END);
+	}
+	if (ret == LP_OK && asprintf(&text, "%s%s", end > 0 ? "" : hdr,
+				     rows) < 0)
+		ret = lp_err(LP_EUSAGE, "out of memory");
+	err = ret == LP_OK ? write_whole(fd, text, strlen(text), end) : 0;
+	if (err)
+		ret = lp_err(LP_EUSAGE,
+			     "--csv %s: write: %s: the row was not written (the file is as it was); free space or give another --csv",
+			     path, strerror(err));
+	free(text);
+	close(fd);
+	return ret;
+}
+
+static void result_str(char *buf, size_t n, int v)
+{
+	if (!v)
+		snprintf(buf, n, "0");
+	else
+		snprintf(buf, n, "-%s", errno_name(v));
+}
+
+/* Widths of the table's columns: the longest memory type is 24. */
+#define T_MEM	"%-24s"
+
+static void note_line(const struct row *r)
+{
+	if (r->note && *r->note)
+		printf("  note: %s\n", r->note);
+}
+
+/* "1234 [1200-1300]": a median and its range. */
+static void fmt_range3(char *buf, size_t n, double med, double lo, double hi)
+{
+	snprintf(buf, n, "%.0f [%.0f-%.0f]", med, lo, hi);
+}
+
+/*
+ * One row of the terminal table; @header first prints the column names.
+ * The columns follow what was run: --cycles adds the cycles' ns/page,
+ * --mmap-probe the prober's longest call, p99.9 and count.
+ */
+void table_print(const struct row *r, bool header, const struct opts *o)
+{
+	char size[24], res[24], exp[24] = "-", fixed[24] = "-", plain[24] = "-",
+	     ratio[24] = "-", thp[24] = "-", cyc[48] = "-", probe[64] = "-";
+
+	if (header) {
+		printf(T_MEM " %-8s %5s %-12s %-12s %-7s %9s %11s %7s %6s %-8s %11s %11s %11s",
+		       "memtype", "prefault", "size", "result", "expected",
+		       "verdict", "reg ns/pg", "unreg ns/pg", "leak kB",
+		       "thp kB", "data", "fixed MiB/s", "plain MiB/s",
+		       "fixed/plain");
+		if (o->cycles)
+			printf("  %-24s", "cycles ns/pg med [min-max]");
+		if (o->mmap_probe)
+			printf("  %s", "probe us max / p99.9 / calls");
+		putchar('\n');
+	}
+	fmt_size(size, sizeof(size), r->size);
+	result_str(res, sizeof(res), r->result);
+	if (r->have_expected)
+		result_str(exp, sizeof(exp), r->expected);
+	if (r->thp_kb >= 0)
+		snprintf(thp, sizeof(thp), "%ld", r->thp_kb);
+	if (r->io.done) {
+		snprintf(fixed, sizeof(fixed), "%.1f", r->io.fixed_mibs.med);
+		snprintf(plain, sizeof(plain), "%.1f", r->io.plain_mibs.med);
+		snprintf(ratio, sizeof(ratio), "%.2f", r->io.ratio.med);
+	}
+	if (r->cyc.n)
+		fmt_range3(cyc, sizeof(cyc), r->cyc.reg_med, r->cyc.reg_min,
+			   r->cyc.reg_max);
+	if (r->cyc.probed)
+		snprintf(probe, sizeof(probe), "%.0f / %.0f / %llu",
+			 r->cyc.probe_max_us, r->cyc.probe_p999_us,
+			 (unsigned long long)r->cyc.probe_calls);
+	printf(T_MEM " %-8s %5s %-12s %-12s %-7s %9.0f %11.0f %7ld %6s %-8s %11s %11s %11s",
+	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict,
+	       r->reg_ns, r->unreg_ns, r->vmpin[2] - r->vmpin[0], thp,
+	       r->io.check[0] ? r->io.check : "-", fixed, plain, ratio);
+	if (o->cycles)
+		printf("  %-24s", cyc);
+	if (o->mmap_probe)
+		printf("  %s", probe);
+	putchar('\n');
+	note_line(r);
+}
+
+/* One row of a --lifetime case. */
+void table_print_lifetime(const struct row *r, bool header)
+{
+	char size[24], res[24], exp[24] = "-", vmpin[48];
+
+	if (header)
+		printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-7s %-26s %s\n",
+		       "case", "memtype", "prefault", "size", "result",
+		       "expected", "verdict", "VmPin kB before/reg/after",
+		       "data");
+	fmt_size(size, sizeof(size), r->size);
+	result_str(res, sizeof(res), r->result);
+	if (r->have_expected)
+		result_str(exp, sizeof(exp), r->expected);
+	snprintf(vmpin, sizeof(vmpin), "%ld / %ld / %ld", r->vmpin[0],
+		 r->vmpin[1], r->vmpin[2]);
+	printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-7s %-26s %s\n", r->op,
+	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict, vmpin,
+	       r->io.check[0] ? r->io.check : "-");
+	note_line(r);
+}
+
+/*
+ * The verdict of a row whose result (and expected answer, when known) is
+ * set; matrix rows and --lifetime rows alike (README.md, "Verdicts"):
+ * "fail": not the expected answer, or @failed (a check beside the answer
+ * failed: a pin leak, the data check, a cycle, an unregistration);
+ * "unchecked": no expected answer; "defect": the contract's known defect
+ * showed (@d DEFECT_SHOWN, the expected answer); "fixed": it did not
+ * (@d DEFECT_ABSENT, every check held); else "pass". A warning names a
+ * defect or a fixed one. Sets r->verdict and r->note (@note, which the
+ * caller may still append to); returns LP_FAIL for "fail", else LP_OK.
+ */
+int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
+{
+	r->verdict = failed ? "fail" : row_verdict(r);
+	if (!failed && d == DEFECT_SHOWN && !strcmp(r->verdict, "pass"))
+		r->verdict = "defect";
+	if (!failed && d == DEFECT_ABSENT)
+		r->verdict = "fixed";
+	if (!strcmp(r->verdict, "defect"))
+		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
+			r->op, r->mem, prefault_name(r->pf), r->contract, note);
+	if (!strcmp(r->verdict, "fixed"))
+		lp_warn("%s %s %s: the contract's known defect did not show (contract %s): %s",
+			r->op, r->mem, prefault_name(r->pf), r->contract, note);
+	r->note = note;
+	return !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;
+}
+
+/*
+ * Show a judged row in the table (unless --quiet) and append it to the
+ * CSV (--csv); returns @ret, or LP_EUSAGE when the CSV refused the row.
+ */
+int row_write(const struct row *r, const struct opts *o, bool header, int ret)
+{
+	if (!o->quiet && o->lcase)
+		table_print_lifetime(r, header);
+	else if (!o->quiet)
+		table_print(r, header, o);
+	if (o->csv && csv_append(o->csv, r, o->repeat) != LP_OK)
+		return LP_EUSAGE;
+	return ret;
+}

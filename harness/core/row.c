@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One row of `longpin register`: a buffer of one memory type at one
+ * prefault, set up once, pinned long-term by a pinner (io_uring's
+ * registration, gup_test's pins, ibv_reg_mr), with what the pinner can do
+ * while it holds the pin (fixed-buffer I/O) and after (cycles), judged
+ * against the contract's row for that pinner and written to the table and
+ * the CSV: the same columns for every pinner, op "register" (io_uring),
+ * "pin" or "pin-ro".
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "longpin.h"
+#include "pinner.h"
+
+/*
+ * Pin, do what the pinner does meanwhile, read the counters, unpin, run
+ * the cycles. A pinner with I/O between pin and unpin counts releases
+ * around the unpin only (the O_DIRECT reads pin pages too); the others
+ * count them from before the pin: gup_test drops its pin inside pin(),
+ * and the kernel may pin and drop pages inside one call too (6.12's
+ * read-only long-term pins of read-prefaulted memory through ibv_reg_mr:
+ * 2048 acquired and 2048 released for 1024 pages, half of each in pin()).
+ * --inject leak keeps a second pin until after VmPin was read.
+ */
+static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
+		       struct row *r, struct pin_answer *a)
+{
+	struct probe pr[4];	/* before, pinned, before the unpin, after */
+	struct pinner leak = { 0 };
+	bool leaking = false;
+	int ret = LP_OK;
+
+	pages_take(r, m, 0);
+	probe_take(&pr[0]);
+	p->ops->pin(p, m, a);
+	probe_take(&pr[1]);
+	pages_take(r, m, 1);
+	pr[2] = p->ops->io ? pr[1] : pr[0];
+	if (a->held) {
+		if (o->inject && !strcmp(o->inject, "leak"))
+			leaking = pinner_leak_begin(&leak, p, m);
+		if (p->ops->io && !o->no_io && !(m->ops->flags & MEM_RDONLY))
+			ret = p->ops->io(p, m, &r->io);
+		if (p->ops->io)
+			probe_take(&pr[2]);
+		p->ops->unpin(p, m, a);
+	}
+	/* an untouched buffer is pinned untouched each cycle */
+	if (o->cycles && pinner_cycles(p, m, o->cycles, o->mmap_probe,
+				       r->pf == PF_NONE, a->result, &r->cyc))
+		ret = lp_err(LP_EUSAGE, "--cycles: out of memory or threads");
+	probe_take(&pr[3]);
+	if (leaking)
+		pinner_leak_end(&leak);
+	fill_counters(r, pr);
+	r->result = a->result;
+	r->reg_ns = a->pin_ns;
+	r->unreg_ns = a->unpin_ns;
+	return ret;
+}
+
+/*
+ * Every pin taken was dropped: the system's nr_foll_pin counters balance
+ * over the row (unless --concurrent: other pinners run). Judged where
+ * the counters span the whole row (a pinner without I/O between); VmPin
+ * is checked by row_checks() (gup_test does not charge it, RDMA does).
+ */
+static bool pins_balance(const struct pinner *p, const struct row *r,
+			 const struct opts *o, char *note, size_t n)
+{
+	if (p->ops->io || o->concurrent || r->pin_acq < 0 ||
+	    r->pin_acq == r->pin_rel)
+		return false;
+	return add_note(note, n, "pin leak: nr_foll_pin acquired %ld, released %ld",
+			r->pin_acq, r->pin_rel);
+}
+
+/* Where the prober ran: a fact about the figures, not a failure. */
+static void probe_note(const struct cycles_result *c, char *note, size_t n)
+{
+	if (c->probe_cpu[1] < 0)
+		add_note(note, n, "prober shared the CPU with the registration (one CPU allowed)");
+	else
+		add_note(note, n, "prober on CPU %d (registration on CPU %d)",
+			 c->probe_cpu[1], c->probe_cpu[0]);
+}
+
+/* The CSV's op of @p's pin: "register", "pin", "pin-ro"; the prober's */
+static const char *row_op(const struct pinner *p, const struct opts *o)
+{
+	/* timed beside a prober thread: not a plain registration */
+	if (o->mmap_probe)
+		return "register-mmap-probe";
+	if (p->ops->op)
+		return p->ops->op;
+	return p->write ? "pin" : "pin-ro";
+}
+
+int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
+	    const struct contract *c, enum prefault pf, bool header)
+{
+	struct pin_answer a = { .pinned = -1, .pin_ns = NAN, .unpin_ns = NAN };
+	struct row r = { .kernel = kernel_release(), .contract = contract_name(c),
+			 .mem = ops->name, .pf = pf, .size = o->size,
+			 .op = row_op(p, o), .pinner = p->info->name };
+	char note[256] = "", key[32];
+	bool failed;
+	struct mem m;
+	int ret;
+
+	ret = mem_setup(&m, ops, o);
+	if (ret != LP_OK)
+		return ret;
+	ret = (ops->populate ? ops->populate : mem_populate)(&m, pf);
+	if (ret)
+		goto out;
+	r.fs_type = m.fs_type;
+	r.dax = m.dax;
+	ret = pin_measure(p, &m, o, &r, &a);
+	if (ret != LP_OK)
+		goto out;
+	r.have_expected = contract_lookup_pinner(c, pinner_key(key, sizeof(key), o),
+						 r.mem, r.pf, r.size,
+						 &r.expected, &r.nofault);
+	ret = env_cause(&m, &r);
+	if (ret != LP_OK)
+		goto out;
+	failed = row_checks(&r, note, sizeof(note));
+	failed |= pins_balance(p, &r, o, note, sizeof(note));
+	if (a.note[0])
+		add_note(note, sizeof(note), "%s", a.note);
+	ret = row_judge(&r, failed, DEFECT_NONE, note);
+	if (r.cyc.probed)
+		probe_note(&r.cyc, note, sizeof(note));
+	ret = row_write(&r, o, header, ret);
+out:
+	mem_teardown(&m);
+	return ret;
+}

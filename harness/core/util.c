@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Small helpers: errors, sizes, errno names, time. */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "longpin.h"
+
+/* Print "longpin: MESSAGE" on stderr, one line, and return @code. */
+int lp_err(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("longpin: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return code;
+}
+
+void lp_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("longpin: warning: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/*
+ * LONGPIN_TEST_FAULT=NAME[,NAME...]: faults that only the tests inject, to
+ * see that the judging names them (tests/host/lifetime.sh):
+ *   short-read  --lifetime: the I/O target is cut to half of the first
+ *               data check before the case runs: a READ_FIXED of the
+ *               whole check completes short
+ *   pin-leak    --lifetime: a second ring registers the buffer before the
+ *               case and keeps it until after the leak check
+ *   unreg-fail  --lifetime: lt_unreg() unregisters, then answers what the
+ *               kernel says to a second unregistration (-ENXIO)
+ *   torture-deadline  --torture: the deadline passes as the threads
+ *               start, a run of 0 s (tests/host/torture.sh floor)
+ * Is @name among them?
+ */
+bool lp_test_fault(const char *name)
+{
+	const char *s = getenv("LONGPIN_TEST_FAULT");
+	size_t n = strlen(name);
+
+	for (; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL)
+		if (!strncmp(s, name, n) && (s[n] == ',' || !s[n]))
+			return true;
+	return false;
+}
+
+/* "4096", "64K", "64M", "1G": returns 0, or -EINVAL / -ERANGE. */
+int parse_size(const char *s, size_t *out)
+{
+	unsigned long long v, mult = 1;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -ERANGE;
+	switch (toupper((unsigned char)*end)) {
+	case 'K': mult = KiB; end++; break;
+	case 'M': mult = MiB; end++; break;
+	case 'G': mult = GiB; end++; break;
+	case '\0': break;
+	default: return -EINVAL;
+	}
+	if (*end == 'i' || *end == 'I')
+		end++;
+	if (*end == 'b' || *end == 'B')
+		end++;
+	if (*end)
+		return -EINVAL;
+	if (v > SIZE_MAX / mult)
+		return -ERANGE;
+	*out = v * mult;
+	return 0;
+}
+
+void fmt_size(char *buf, size_t n, size_t bytes)
+{
+	if (bytes && !(bytes % GiB))
+		snprintf(buf, n, "%zuG", bytes / GiB);
+	else if (bytes && !(bytes % MiB))
+		snprintf(buf, n, "%zuM", bytes / MiB);
+	else if (bytes && !(bytes % KiB))
+		snprintf(buf, n, "%zuK", bytes / KiB);
+	else
+		snprintf(buf, n, "%zu", bytes);
+}
+
+const char *errno_name(int err)
+{
+	const char *s;
+
+	if (err < 0)
+		err = -err;
+	if (!err)
+		return "-";
+	if (err == LP_REFUSED)
+		return "REFUSED";
+	if (err == LP_PARTIAL)
+		return "PARTIAL";
+	/* glibc names ENOTSUP and EOPNOTSUPP alike; say what kernels say */
+	if (err == EOPNOTSUPP)
+		return "EOPNOTSUPP";
+	s = strerrorname_np(err);
+	return s ? s : "E?";
+}
+
+/* "EFAULT" -> EFAULT; 0 if unknown. */
+int errno_from_name(const char *name)
+{
+	int e;
+
+	if (!strcmp(name, "EOPNOTSUPP") || !strcmp(name, "ENOTSUP"))
+		return EOPNOTSUPP;
+	if (!strcmp(name, "REFUSED"))
+		return LP_REFUSED;
+	if (!strcmp(name, "PARTIAL"))
+		return LP_PARTIAL;
+	for (e = 1; e < 4096; e++) {
+		const char *s = strerrorname_np(e);
+
+		if (s && !strcmp(s, name))
+			return e;
+	}
+	return 0;
+}
+
+/*
+ * The entry of a table of @n entries of @size bytes at @base whose name
+ * (the const char * at @off in each) is @name, or NULL.
+ */
+const void *table_find(const void *base, size_t n, size_t size, size_t off,
+		       const char *name)
+{
+	const char *e = base;
+	size_t i;
+
+	for (i = 0; i < n; i++, e += size)
+		if (!strcmp(*(const char *const *)(e + off), name))
+			return e;
+	return NULL;
+}
+
+/* Append @word, the @i-th of @count, to a list "a", "a or b", "a, b or c". */
+void list_add(char *buf, size_t n, size_t i, size_t count, const char *word)
+{
+	size_t len = strlen(buf);
+
+	if (len < n)
+		snprintf(buf + len, n - len, "%s%s",
+			 !i ? "" : i + 1 < count ? ", " : " or ", word);
+}
+
+/* A pattern that differs at every 8-byte offset and from seed to seed. */
+void pattern_fill(void *buf, size_t len, uint64_t seed)
+{
+	uint64_t *p = buf;
+	size_t i;
+
+	for (i = 0; i < len / 8; i++)
+		p[i] = (i * 0x9E3779B97F4A7C15ULL) ^ seed;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static const char *const pf_names[PF_NR] = { "none", "read", "write" };
+
+const char *prefault_name(enum prefault pf)
+{
+	return pf < PF_NR ? pf_names[pf] : "?";
+}
+
+/* "write", "none,read", "all" -> bit mask; -EINVAL on a bad word. */
+int prefault_parse(const char *s, unsigned int *mask)
+{
+	char buf[64], *tok, *save = NULL;
+	int i;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	*mask = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "all")) {
+			*mask |= (1u << PF_NR) - 1;
+			continue;
+		}
+		for (i = 0; i < PF_NR; i++)
+			if (!strcmp(tok, pf_names[i]))
+				break;
+		if (i == PF_NR)
+			return -EINVAL;
+		*mask |= 1u << i;
+	}
+	return *mask ? 0 : -EINVAL;
+}
+
+size_t hugepage_size(void)
+{
+	long kb = meminfo_kb("Hugepagesize:");
+
+	return kb > 0 ? (size_t)kb * KiB : 2 * MiB;
+}
+
+static const struct { long magic; const char *name; } fs_names[] = {
+	{ 0xEF53, "ext4" },
+	{ 0x58465342, "xfs" },
+	{ 0x01021994, "tmpfs" },
+	{ 0x958458f6, "hugetlbfs" },
+	{ 0x9123683E, "btrfs" },
+	{ 0x794c7630, "overlay" },
+	{ 0xF2F52010, "f2fs" },
+	{ 0x6969, "nfs" },
+	{ 0x01021997, "9p" },
+	{ 0x858458f6, "ramfs" },
+	{ 0x62656572, "sysfs" },
+	{ 0x1373, "devtmpfs" },
+	{ 0x5345434d, "secretmem" },
+};
+
+const char *fs_name(long magic)
+{
+	static char unknown[24];
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(fs_names); i++)
+		if (fs_names[i].magic == magic)
+			return fs_names[i].name;
+	snprintf(unknown, sizeof(unknown), "0x%lx", magic);
+	return unknown;
+}
+
+/*
+ * What runs this CPU, from CPUID: "none" without the hypervisor bit (bare
+ * metal), "tcg" for QEMU's emulator, "kvm", "hyperv", "xen", "vmware",
+ * "bhyve", or "vm" for another hypervisor; "unknown" off x86. Only under
+ * "tcg" are instructions emulated: MiB/s measured there are not hardware
+ * figures. Asked once (CPUID traps to the hypervisor), not per CSV row.
+ */
+static const char *cpu_accel_probe(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	static const struct { const char sig[13]; const char *name; } sigs[] = {
+		{ "TCGTCGTCGTCG", "tcg" }, { "KVMKVMKVM\0\0\0", "kvm" },
+		{ "Microsoft Hv", "hyperv" }, { "XenVMMXenVMM", "xen" },
+		{ "VMwareVMware", "vmware" }, { "bhyve bhyve ", "bhyve" },
+	};
+	unsigned int a, b, c, d;
+	char sig[12];
+	size_t i;
+
+	if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & (1u << 31)))
+		return "none";
+	__cpuid(0x40000000, a, b, c, d);
+	memcpy(sig, &b, 4);
+	memcpy(sig + 4, &c, 4);
+	memcpy(sig + 8, &d, 4);
+	for (i = 0; i < ARRAY_SIZE(sigs); i++)
+		if (!memcmp(sig, sigs[i].sig, sizeof(sig)))
+			return sigs[i].name;
+	return "vm";
+#else
+	return "unknown";
+#endif
+}
+
+const char *cpu_accel(void)
+{
+	static const char *accel;
+
+	if (!accel)
+		accel = cpu_accel_probe();
+	return accel;
+}
+
+/*
+ * Progress of a long phase on stderr, fio-like, only when stderr is a
+ * terminal and the phase has run for 2 s: "longpin: anon: register/unregister
+ * cycles [45%] 4500/10000, 3.1 s, eta 4 s". Redrawn at most every 0.25 s and
+ * erased at the end, so that the table and logs stay clean.
+ */
+void progress_begin(struct progress *p, const char *what, const char *phase,
+		    unsigned long total)
+{
+	memset(p, 0, sizeof(*p));
+	p->on = isatty(STDERR_FILENO) && total;
+	p->what = what;
+	p->phase = phase;
+	p->total = total;
+	p->t0 = now_ns();
+}
+
+void progress_step(struct progress *p, unsigned long done)
+{
+	uint64_t now;
+	double el;
+
+	if (!p->on)
+		return;
+	now = now_ns();
+	el = (now - p->t0) / 1e9;
+	if (el < 2 || now - p->last < 250000000ULL || !done)
+		return;
+	p->last = now;
+	p->shown = true;
+	fprintf(stderr, "\rlongpin: %s: %s [%lu%%] %lu/%lu, %.1f s, eta %.0f s \033[K",
+		p->what, p->phase, done * 100 / p->total, done, p->total, el,
+		el * (p->total - done) / done);
+}
+
+void progress_end(struct progress *p)
+{
+	if (p->shown)
+		fputs("\r\033[K", stderr);
+	p->on = p->shown = false;
+}

@@ -1,0 +1,692 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * longpin lifetime CASE: what happens to a pinned buffer when its memory
+ * changes under the pin (munmap, fork, truncate, hole punch, mremap),
+ * whether what the device wrote survives reclaim after the unpin, when
+ * it is unpinned with I/O in flight, when the ring goes away without
+ * unregistering, when a sparse table slot is updated, over many cycles,
+ * at the kernel's limits and at RLIMIT_MEMLOCK. One CSV row per prefault
+ * (limits: four), op "lifetime-CASE" (limits: "limit-*"). See README.md.
+ *
+ * This file is the one runner, for every pinner a case takes (io_uring,
+ * rdma): the table of cases (each a struct lt_case in its lt_*.c file,
+ * saying the types, pinners and options it takes), the --mem buffer,
+ * pinner and I/O target each one gets per prefault, the helpers they
+ * share (lifetime.h) and their rows.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "lifetime.h"
+
+/* The cases, in the order of --help and the error that lists them. */
+static const struct lt_case *const cases[] = {
+	&lt_case_munmap, &lt_case_fork, &lt_case_truncate, &lt_case_punch,
+	&lt_case_mremap, &lt_case_reclaim, &lt_case_reclaim_pinned,
+	&lt_case_lazyfree, &lt_case_unreg_inflight, &lt_case_close_ring, &lt_case_update,
+	&lt_case_cycles, &lt_case_memlock, &lt_case_limits,
+};
+
+static void lt_vnote(struct lt *t, const char *fmt, va_list ap)
+{
+	size_t len = strlen(t->note);
+
+	if (len && len + 2 < sizeof(t->note)) {
+		strcpy(t->note + len, "; ");
+		len += 2;
+	}
+	vsnprintf(t->note + len, sizeof(t->note) - len, fmt, ap);
+}
+
+void lt_note(struct lt *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lt_vnote(t, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * A check beside the case's answer failed (a pin left, an unregistration
+ * refused): noted, and the row fails whatever the contract expects.
+ * Returns -EIO.
+ */
+int lt_fail(struct lt *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lt_vnote(t, fmt, ap);
+	va_end(ap);
+	t->failed = true;
+	return -EIO;
+}
+
+/* A temp target of 4 x chk next to the memory: want at 0, zeros after. */
+static int target_open(struct lt *t)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[PATH_MAX];
+	off_t off;
+
+	if (snprintf(path, sizeof(path), "%s/longpin-target.XXXXXX",
+		     t->mem_up ? t->m.target_dir : tmp && *tmp ? tmp : "/tmp") >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	t->tfd = mkstemp(path);
+	if (t->tfd < 0)
+		return -errno;
+	unlink(path);
+	if (fcntl(t->tfd, F_SETFL, O_DIRECT))
+		lt_note(t, "target without O_DIRECT");
+	pattern_fill(t->want, t->chk, now_ns());
+	memset(t->got, 0, t->chk);
+	for (off = 0; off < 4 * (off_t)t->chk; off += t->chk)
+		if (pwrite(t->tfd, off ? t->got : t->want, t->chk, off) !=
+		    (ssize_t)t->chk)
+			return -errno ? -errno : -EIO;
+	/* LONGPIN_TEST_FAULT=short-read: the first check reads half of it */
+	if (lp_test_fault("short-read") && ftruncate(t->tfd, t->chk / 2))
+		return -errno;
+	return 0;
+}
+
+/* Does target[@off, +chk) hold @exp? -EIO with a note if not. */
+int lt_target_holds(struct lt *t, off_t off, const void *exp,
+		    const char *what)
+{
+	if (pread(t->tfd, t->got, t->chk, off) != (ssize_t)t->chk)
+		return -errno ? -errno : -EIO;
+	if (!memcmp(t->got, exp, t->chk))
+		return 0;
+	lt_note(t, "data check: %s", what);
+	strcpy(t->check, "mismatch");
+	return -EIO;
+}
+
+/*
+ * READ_FIXED the target's pattern (t->want, at offset 0) into the
+ * registered address @at: then @seen, where the buffer is now, holds it,
+ * else -EIO with a note (@what).
+ */
+int lt_read_check(struct lt *t, void *at, const void *seen, const char *what)
+{
+	int ret = fixed_io(lt_ring(t), false, t->tfd, at, t->chk, 0, 0);
+
+	return ret ? ret : lt_mem_holds(t, seen, t->want, what);
+}
+
+/*
+ * WRITE_FIXED from the registered address @from to the target at @off:
+ * then the target there holds @exp, else -EIO with a note (@what).
+ */
+int lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
+		   const char *what)
+{
+	int ret = fixed_io(lt_ring(t), true, t->tfd, from, t->chk, off, 0);
+
+	return ret ? ret : lt_target_holds(t, off, exp, what);
+}
+
+int lt_mem_holds(struct lt *t, const void *p, const void *exp,
+		 const char *what)
+{
+	if (!memcmp(p, exp, t->chk))
+		return 0;
+	lt_note(t, "data check: %s", what);
+	strcpy(t->check, "mismatch");
+	return -EIO;
+}
+
+struct io_uring *lt_ring(struct lt *t)
+{
+	return io_uring_ring(&t->p);
+}
+
+/* Pin the case's buffer through the run's pinner: its answer. */
+int lt_reg(struct lt *t)
+{
+	struct pin_answer a = { .pinned = -1 };
+
+	t->p.ops->pin(&t->p, &t->m, &a);
+	t->r.reg_ns = a.pin_ns;
+	t->r.vmpin[1] = vmpin_kb();
+	t->registered = a.held;
+	if (a.result)
+		lt_note(t, "%s answered %d (%s)", t->p.ops->pin_call, a.result,
+			errno_name(a.result));
+	return a.result;
+}
+
+int lt_unreg(struct lt *t)
+{
+	struct pin_answer a = { .pinned = -1 };
+	int ret = t->p.ops->unpin(&t->p, &t->m, &a);
+
+	t->r.unreg_ns = a.unpin_ns;
+	t->registered = a.held;
+	/* LONGPIN_TEST_FAULT=unreg-fail: the answer of a second one */
+	if (!ret && lp_test_fault("unreg-fail"))
+		ret = t->p.ops->unpin(&t->p, &t->m, &a);
+	if (ret)
+		lt_fail(t, "unregistration answered %d (%s)%s%s", ret,
+			errno_name(ret), a.note[0] ? ": " : "", a.note);
+	return ret;
+}
+
+/* VmPin must still be what the registration made it. */
+int lt_pin_held(struct lt *t, const char *after)
+{
+	long v = vmpin_kb();
+
+	if (v == t->r.vmpin[1])
+		return 0;
+	lt_note(t, "VmPin %ld kB after %s, %ld kB when registered", v, after,
+		t->r.vmpin[1]);
+	return -EIO;
+}
+
+/* Poll VmPin for up to @ms until it is back at its old value. */
+long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took)
+{
+	return vmpin_wait(t->r.vmpin[0], ms, took);
+}
+
+/* The contract's name of the run's pin ("io_uring", "rdma"). */
+static const char *lt_key(struct lt *t, char *buf, size_t n)
+{
+	return pinner_key(buf, n, t->o);
+}
+
+/* The row expects the contract's answer for TYPE, if it has one. */
+bool lt_expect(struct lt *t)
+{
+	bool nofault;
+	char key[32];
+
+	t->r.have_expected = contract_lookup_pinner(t->c, lt_key(t, key, sizeof(key)),
+						    t->ops->name, t->pf, t->m.len,
+						    &t->r.expected, &nofault);
+	return t->r.have_expected;
+}
+
+/* Is @ops among the case's memory types (all when it lists none)? */
+static bool type_listed(const struct lt_case *k, const struct mem_ops *ops)
+{
+	const char *const *n;
+
+	if (!k->types)
+		return true;
+	for (n = k->types; *n; n++)
+		if (!strcmp(*n, ops->name))
+			return true;
+	return false;
+}
+
+/*
+ * Set up the case's buffer and prefault it: returns mem_setup()'s exit
+ * status; *pop gets the prefault's answer, which the case goes on with.
+ */
+int lt_mem_up(struct lt *t, int *pop)
+{
+	int ret = mem_setup(&t->m, t->ops, t->o);
+
+	if (ret != LP_OK)
+		return ret;
+	t->mem_up = true;
+	*pop = (t->ops->populate ? t->ops->populate : mem_populate)(&t->m, t->pf);
+	t->r.fs_type = t->m.fs_type;
+	t->r.dax = t->m.dax;
+	return LP_OK;
+}
+
+/* Does the case apply to memory type @ops: listed, and no flag it skips? */
+bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops)
+{
+	return type_listed(k, ops) && !(ops->flags & k->skip_flags) &&
+	       !(k->why_not && k->why_not(ops));
+}
+
+/*
+ * On a row whose contract names a known defect (data lost after the
+ * unpin and reclaim, answered -EIO): "defect" only when that is what
+ * happened, every step before the compare held and no other check
+ * failed; "fixed" when the data survived (the contract is stale there);
+ * anything else fails, with its own cause in the note.
+ */
+static enum row_defect defect_of(struct lt *t, int result)
+{
+	if (!result && !t->failed) {
+		lt_note(t, "the contract's known defect (-%s, data lost) did not show: the data survived; correct the contract if this kernel keeps it",
+			errno_name(t->r.expected));
+		return DEFECT_ABSENT;
+	}
+	if (result == t->r.expected && t->lost && !t->failed)
+		return DEFECT_SHOWN;
+	t->failed = true;
+	lt_note(t, "not the contract's known defect (data lost after reclaim): a failure of its own");
+	return DEFECT_NONE;
+}
+
+/* Judge, print and write one row; returns its exit status. */
+int lt_emit(struct lt *t, const char *op, int result)
+{
+	enum row_defect d = DEFECT_NONE;
+	struct row *r = &t->r;
+	int ret;
+
+	r->result = result;
+	r->op = op;
+	if (!r->have_expected && !t->unchecked) {
+		r->have_expected = true;
+		r->expected = 0;
+	}
+	snprintf(r->io.check, sizeof(r->io.check), "%s", t->check);
+	if (t->defect && r->have_expected && r->expected)
+		d = defect_of(t, result);
+	/*
+	 * A failed check of the case answers -EIO: the answer judges it
+	 * where one is expected; where none is, it still fails. A failed
+	 * check beside the answer (t->failed) fails whatever was expected.
+	 */
+	ret = row_judge(r, t->failed || (!r->have_expected && result == -EIO),
+			d, t->note);
+	ret = row_write(r, t->o, !t->header_done, ret);
+	t->header_done = true;
+	return ret;
+}
+
+void lt_row_reset(struct lt *t, const char *mem, size_t size)
+{
+	t->r = (struct row){ .kernel = kernel_release(),
+			     .contract = contract_name(t->c), .mem = mem,
+			     .pf = t->pf, .size = size, .fs_type = "-",
+			     .dax = -1, .thp_kb = -1, .pin_acq = -1,
+			     .pin_rel = -1, .resident = { -1, -1 },
+			     .dirty_kb = { -1, -1 } };
+	t->note[0] = '\0';
+	t->unchecked = t->defect = t->lost = t->failed = false;
+	strcpy(t->check, "-");
+	t->r.vmpin[0] = t->r.vmpin[1] = t->r.vmpin[2] = vmpin_kb();
+	/* --concurrent: others pin meanwhile, the deltas would be theirs too */
+	if (t->o->concurrent || vmstat_pins(&t->acq0, &t->rel0))
+		t->acq0 = t->rel0 = -1;
+}
+
+void lt_row_counters(struct lt *t)
+{
+	long acq, rel;
+
+	if (t->acq0 >= 0 && !vmstat_pins(&acq, &rel)) {
+		t->r.pin_acq = acq - t->acq0;
+		t->r.pin_rel = rel - t->rel0;
+	}
+}
+
+/* VmPin did not come back: the row fails; returns @ret, or -EIO for 0. */
+int lt_leak(struct lt *t, int ret)
+{
+	lt_fail(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
+		t->r.vmpin[2]);
+	return ret ? ret : -EIO;
+}
+
+static void leak_end(struct lt *t)
+{
+	if (t->leaking)
+		pinner_leak_end(&t->leak);
+	t->leaking = false;
+}
+
+/*
+ * LONGPIN_TEST_FAULT=pin-leak: a second instance of the pinner pins the
+ * case's buffer and holds it past the leak check (leak_end() lets it go).
+ */
+static void leak_begin(struct lt *t)
+{
+	if (lp_test_fault("pin-leak"))
+		t->leaking = pinner_leak_begin(&t->leak, &t->p, &t->m);
+}
+
+/* Cases on one --mem buffer: those that need it registered. */
+static int needs_registrable(struct lt *t, const struct lt_case *k)
+{
+	bool nofault;
+	char key[32];
+	int err;
+
+	if (k->refused_too)
+		return 0;
+	if (!contract_lookup_pinner(t->c, lt_key(t, key, sizeof(key)),
+				    t->ops->name, t->pf, t->o->size, &err,
+				    &nofault) || !err)
+		return 0;
+	lt_note(t, "%s is refused on this kernel (contract %s: -%s): nothing registered to test",
+		t->ops->name, contract_name(t->c), errno_name(err));
+	return LT_SKIP;
+}
+
+static int mem_case(struct lt *t, const struct lt_case *k)
+{
+	char op[48], key[32];
+	int ret, pop;
+
+	snprintf(op, sizeof(op), "lifetime-%s", k->name);
+	lt_row_reset(t, t->ops->name, t->o->size);
+	t->r.have_expected = contract_lookup_case_pinner(t->c,
+		lt_key(t, key, sizeof(key)), k->name, t->ops->name, t->pf,
+		t->o->size, &t->r.expected, &t->defect);
+	if (!type_listed(k, t->ops)) {
+		lt_note(t, "%s: %s", t->ops->name, k->why);
+		return LT_SKIP;
+	}
+	if (k->why_not && k->why_not(t->ops)) {
+		lt_note(t, "%s: %s", t->ops->name, k->why_not(t->ops));
+		return LT_SKIP;
+	}
+	ret = needs_registrable(t, k);
+	if (ret)
+		return ret;
+	ret = lt_mem_up(t, &pop);
+	if (ret != LP_OK)
+		return ret;
+	ret = pop;
+	if (!ret)
+		leak_begin(t);
+	t->chk = t->m.len / 2 < LT_CHECK_MAX ? t->m.len / 2 : LT_CHECK_MAX;
+	t->chk &= ~(size_t)4095;
+	if (!ret && t->chk < 4096)
+		return lp_err(LP_EUSAGE, "lifetime %s needs --size 8K or more",
+			      k->name);
+	if (!ret && !k->no_target)
+		ret = target_open(t);
+	/* after the setup, as the cases did it themselves before */
+	if (!ret && (t->ops->flags & k->skip_flags)) {
+		lt_note(t, "%s: %s", t->ops->name, k->why_flags);
+		return LT_SKIP;
+	}
+	if (!ret)
+		ret = k->run(t);
+	if (ret == LT_SKIP)
+		return ret;
+	if (!ret && k->checks_data && !strcmp(t->check, "-"))
+		strcpy(t->check, "ok");
+	if (t->registered && lt_unreg(t) && !ret)
+		ret = -EIO;
+	if (!k->own_unpin_check) {
+		unsigned int took;
+
+		t->r.vmpin[2] = lt_pin_wait(t, 2000, &took);
+		if (t->r.vmpin[2] != t->r.vmpin[0])
+			ret = lt_leak(t, ret);
+	}
+	leak_end(t);
+	lt_row_counters(t);
+	return lt_emit(t, op, ret);
+}
+
+static void lt_cleanup(struct lt *t)
+{
+	leak_end(t);
+	if (t->tfd >= 0)
+		close(t->tfd);
+	t->tfd = -1;
+	/* the pinner first: what it holds of the buffer goes with it */
+	pinner_close(&t->p);
+	t->registered = false;
+	if (t->mem_up)
+		mem_teardown(&t->m);
+	t->mem_up = false;
+}
+
+static int run_pf(struct lt *t, const struct lt_case *k)
+{
+	int ret;
+
+	t->p.entries = 2 * LT_INFLIGHT;
+	ret = pinner_open(&t->p, t->o);
+	if (ret != LP_OK)
+		return ret;
+	ret = k->own_mem ? k->run(t) : mem_case(t, k);
+	lt_cleanup(t);
+	if (ret == LT_SKIP)
+		return lp_err(LP_SKIP, "lifetime %s: %s", k->name, t->note);
+	return ret;
+}
+
+static const struct lt_case *case_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		if (!strcmp(cases[i]->name, name))
+			return cases[i];
+	return NULL;
+}
+
+/* --lifetime NAME, not a case: a usage error that names them all. */
+static int case_unknown(const char *name)
+{
+	char list[256] = "";
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		list_add(list, sizeof(list), i, ARRAY_SIZE(cases),
+			 cases[i]->name);
+	return lp_err(LP_EUSAGE, "lifetime %s: no such case: give %s", name, list);
+}
+
+const char *const lt_pinners_unpin[] = { "io_uring", "rdma", NULL };
+static const char *const io_uring_only[] = { "io_uring", NULL };
+
+static const char *const *case_pinners(const struct lt_case *k)
+{
+	return k->pinners ? k->pinners : io_uring_only;
+}
+
+/* Does case @k take the pinner @name? */
+static bool case_takes(const struct lt_case *k, const char *name)
+{
+	const char *const *n;
+
+	for (n = case_pinners(k); *n; n++)
+		if (!strcmp(*n, name))
+			return true;
+	return false;
+}
+
+/* "io_uring or rdma": the pinners case @k takes */
+static const char *pinners_of(const struct lt_case *k, char *buf, size_t n)
+{
+	const char *const *p = case_pinners(k);
+	size_t i, count = 0;
+
+	while (p[count])
+		count++;
+	buf[0] = '\0';
+	for (i = 0; i < count; i++)
+		list_add(buf, n, i, count, p[i]);
+	return buf;
+}
+
+/* "cycles, reclaim or lazyfree": the cases that take the pinner @name */
+static const char *cases_of(const char *name, char *buf, size_t n)
+{
+	size_t i, k = 0, count = 0;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		count += case_takes(cases[i], name);
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		if (case_takes(cases[i], name))
+			list_add(buf, n, k++, count, cases[i]->name);
+	return buf;
+}
+
+/*
+ * The run's pinner must be one that case @k takes, and pin for the device
+ * to write: the lifetime of a pin is what it tests.
+ */
+static int pinner_fits(const struct lt_case *k, const struct opts *o)
+{
+	const struct pinner_ops *ops = pinner_find(o->pinner)->ops;
+	char list[160], other[160];
+
+	if (!ops->unpin)
+		return lp_err(LP_EUSAGE,
+			      "lifetime %s: --pinner %s unpins inside its ioctl, so there is no unpin to test: give --pinner %s",
+			      k->name, o->pinner, pinners_of(k, list, sizeof(list)));
+	if (!case_takes(k, o->pinner))
+		return lp_err(LP_EUSAGE,
+			      "lifetime %s takes --pinner %s only: with --pinner %s give %s",
+			      k->name, pinners_of(k, list, sizeof(list)), o->pinner,
+			      cases_of(o->pinner, other, sizeof(other)));
+	if (o->readonly_pin)
+		return lp_err(LP_EUSAGE,
+			      "lifetime %s pins for the device to write: drop --readonly-pin",
+			      k->name);
+	if (o->mmap_probe && !ops->cycles)
+		return lp_err(LP_EUSAGE,
+			      "--mmap-probe times io_uring's registrations, not --pinner %s's: drop it",
+			      o->pinner);
+	return LP_OK;
+}
+
+/*
+ * lifetime CASE --list: the memory types CASE applies to, one a line, in
+ * the order of `longpin types`. Whether one runs here is the run's to
+ * say: the kernel may refuse it (exit 77 with the reason), or this
+ * machine lack its file system, device or huge pages. Without CASE: the
+ * cases (with --pinner, those that take it), the one list of them that
+ * the scripts and tests read.
+ */
+int lifetime_list(const char *name, const struct opts *o)
+{
+	const struct lt_case *k = name ? case_find(name) : NULL;
+	const struct mem_ops *ops;
+	size_t i;
+
+	for (i = 0; !name && i < ARRAY_SIZE(cases); i++)
+		if (!opt_given(o, OPT_PINNER) || case_takes(cases[i], o->pinner))
+			printf("%s\n", cases[i]->name);
+	if (!name)
+		return LP_OK;
+	if (!k)
+		return case_unknown(name);
+	for (i = 0; (ops = mem_nth(i)); i++)
+		if (lt_case_applies(k, ops))
+			printf("%s\n", ops->name);
+	return LP_OK;
+}
+
+/* The options only some cases take: theirs, else a usage error. */
+static int case_opts(const struct lt_case *k, const struct opts *o)
+{
+	static const enum opt_id own[] = {
+		OPT_CYCLES, OPT_MMAP_PROBE, OPT_CONCURRENT,
+	};
+	char who[96];
+	size_t i, j, n, w;
+
+	for (i = 0; i < ARRAY_SIZE(own); i++) {
+		if (!opt_given(o, own[i]) || (k->takes & OPT(own[i])))
+			continue;
+		for (j = n = 0; j < ARRAY_SIZE(cases); j++)
+			n += !!(cases[j]->takes & OPT(own[i]));
+		who[0] = '\0';
+		for (j = w = 0; j < ARRAY_SIZE(cases); j++)
+			if (cases[j]->takes & OPT(own[i]))
+				list_add(who, sizeof(who), w++, n,
+					 cases[j]->name);
+		return lp_err(LP_EUSAGE,
+			      "lifetime %s ignores --%s (only lifetime %s takes it): drop it",
+			      k->name, opt_name(own[i]), who);
+	}
+	if (o->mmap_probe && !o->cycles)
+		return lp_err(LP_EUSAGE,
+			      "--mmap-probe runs during --cycles: give --cycles N too");
+	return LP_OK;
+}
+
+/*
+ * longpin lifetime CASE: a case, the run's pinner one it takes, the
+ * options only some cases take theirs. Without CASE, --list lists them.
+ */
+int lifetime_check(struct opts *o)
+{
+	const struct lt_case *k;
+	int ret;
+
+	o->lcase = o->nargs ? o->arg[0] : NULL;
+	if (!o->lcase && o->list)
+		return LP_OK;
+	if (!o->lcase)
+		return lp_err(LP_EUSAGE,
+			      "longpin lifetime needs a CASE: longpin lifetime --list lists them");
+	k = case_find(o->lcase);
+	if (!k)
+		return case_unknown(o->lcase);
+	if (o->list)
+		return LP_OK;
+	ret = pinner_fits(k, o);
+	return ret != LP_OK ? ret : case_opts(k, o);
+}
+
+bool lifetime_own_limits(const struct opts *o)
+{
+	const struct lt_case *k = o->lcase ? case_find(o->lcase) : NULL;
+
+	return o->no_memlock_check || (k && k->no_memlock_check);
+}
+
+/* The cases, for longpin lifetime --help and the manual page. */
+void lifetime_more(FILE *f, bool man)
+{
+	char help[320], list[64];
+	size_t i;
+
+	items_head(f, man, "Cases (longpin lifetime --list)");
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(help, sizeof(help), "%s (--pinner %s)", cases[i]->help,
+			 pinners_of(cases[i], list, sizeof(list)));
+		item_help(f, man, cases[i]->name, help);
+	}
+}
+
+int lifetime_run(const struct mem_ops *ops, const struct opts *o,
+		 const struct contract *c)
+{
+	const struct lt_case *k = case_find(o->lcase);
+	struct lt t = { .o = o, .c = c, .ops = ops, .k = k, .tfd = -1 };
+	int worst = LP_OK, ret;
+
+	if (k->own_mem && !lt_case_applies(k, ops))
+		return lp_err(LP_SKIP, "lifetime %s runs on %s memory only (--mem %s)",
+			      k->name, k->types[0], k->types[0]);
+	t.want = aligned_alloc(4096, LT_CHECK_MAX);
+	t.got = aligned_alloc(4096, LT_CHECK_MAX);
+	if (!t.want || !t.got)
+		return lp_err(LP_EUSAGE, "out of memory");
+	for (t.pf = 0; t.pf < PF_NR; t.pf++) {
+		if (!(o->prefaults & (1u << t.pf)))
+			continue;
+		ret = run_pf(&t, k);
+		if (ret == LP_EUSAGE || ret == LP_SKIP) {
+			worst = ret;
+			break;
+		}
+		if (ret > worst)
+			worst = ret;
+	}
+	free(t.want);
+	free(t.got);
+	return worst;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The lifetime cases: a case's state, its entry in the case table
+ * (lifetime.c lists them, one lt_*.c file each case or pair of cases),
+ * and the helpers the cases share. A case pins through the pinner of the
+ * run (t->p: io_uring unless --pinner), and says which pinners it takes.
+ */
+#ifndef LONGPIN_LIFETIME_H
+#define LONGPIN_LIFETIME_H
+
+#include <liburing.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "longpin.h"
+#include "pinner.h"
+
+#define LT_CHECK_MAX	(1 * MiB)	/* bytes of each data check */
+#define LT_SKIP		1000		/* a case's "cannot run here" */
+#define LT_INFLIGHT	64		/* READ_FIXED in flight at unregistration */
+#define LT_CYCLES	10000		/* --lifetime cycles without --cycles */
+
+/* The state of one case at one prefault. */
+struct lt {
+	const struct opts *o;
+	const struct contract *c;
+	const struct mem_ops *ops;
+	const struct lt_case *k;	/* the case */
+	enum prefault pf;
+	struct pinner p;		/* the run's pinner, opened per prefault */
+	bool registered;		/* p holds a pin of the buffer */
+	bool unchecked;			/* no expected answer known */
+	bool defect;			/* the expected answer is a kernel defect */
+	bool lost;			/* the defect showed: every step held, the bytes differ */
+	bool failed;			/* a check beside the case's answer failed */
+	struct pinner leak;		/* LONGPIN_TEST_FAULT=pin-leak's */
+	bool leaking;
+	bool header_done;		/* the table's header is printed */
+	struct mem m;
+	bool mem_up;
+	int tfd;			/* target file, or -1 */
+	size_t chk;			/* bytes of a data check */
+	char *want, *got;		/* chk bytes each, 4 KiB aligned */
+	struct row r;
+	char note[256];
+	char check[16];
+	long acq0, rel0;
+};
+struct lt_case {
+	const char *name;
+	const char *help;		/* what it does, for the help */
+	int (*run)(struct lt *t);	/* 0, -errno, or LT_SKIP (note: why) */
+	bool own_mem;			/* does not set --mem up itself */
+	bool no_target;			/* needs no I/O target file */
+	bool refused_too;		/* runs where the contract refuses TYPE */
+	const char *const *types;	/* the memory types it applies to (NULL: all) */
+	const char *why;		/* why not to the others */
+	unsigned int skip_flags;	/* nor to types with these MEM_* flags */
+	const char *why_flags;		/* why not */
+	/* optional: NULL when it can do what it tests on @ops, else why not */
+	const char *(*why_not)(const struct mem_ops *ops);
+	/* the pinners it takes (NULL: io_uring alone, whose ring it uses) */
+	const char *const *pinners;
+	bool own_unpin_check;		/* waits for VmPin itself (close-ring) */
+	bool checks_data;		/* its data check is "ok" when it answers 0 */
+	unsigned int arg;		/* run()'s own: two cases, one run */
+	bool no_memlock_check;		/* RLIMIT_MEMLOCK is its to test */
+	uint64_t takes;			/* OPT() of the options only it takes */
+};
+
+/* the pinners of the cases that pin, unpin and let the device write */
+extern const char *const lt_pinners_unpin[];
+
+extern const struct lt_case lt_case_munmap, lt_case_fork, lt_case_truncate,
+	lt_case_punch, lt_case_mremap, lt_case_reclaim,
+	lt_case_reclaim_pinned, lt_case_lazyfree, lt_case_unreg_inflight, lt_case_close_ring,
+	lt_case_update, lt_case_cycles, lt_case_memlock, lt_case_limits;
+
+/* lifetime.c: what the cases share */
+void lt_note(struct lt *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int lt_fail(struct lt *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int lt_io(struct lt *t, bool write, void *buf, size_t len, off_t off);
+int lt_target_holds(struct lt *t, off_t off, const void *exp,
+		    const char *what);
+int lt_mem_holds(struct lt *t, const void *p, const void *exp,
+		 const char *what);
+/* a fixed read into @at (or write from @from) of chk bytes, then checked */
+int lt_read_check(struct lt *t, void *at, const void *seen, const char *what);
+int lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
+		   const char *what);
+/* io_uring's ring, for the cases that take io_uring alone */
+struct io_uring *lt_ring(struct lt *t);
+int lt_reg(struct lt *t);
+int lt_unreg(struct lt *t);
+int lt_pin_held(struct lt *t, const char *after);
+long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
+int lt_leak(struct lt *t, int ret);
+bool lt_expect(struct lt *t);
+bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops);
+/* lt_cycles.c: nr_foll_pin balanced over @n cycles answering @answer */
+int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
+int lt_mem_up(struct lt *t, int *pop);
+int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
+		  unsigned int n, int answer);
+/* the rows of a case that makes its own (limits) */
+void lt_row_reset(struct lt *t, const char *mem, size_t size);
+void lt_row_counters(struct lt *t);
+int lt_emit(struct lt *t, const char *op, int result);
+
+#endif

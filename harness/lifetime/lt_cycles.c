@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --lifetime cycles: many pin/unpin cycles, pins balanced. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <unistd.h>
+
+#include "lifetime.h"
+
+/*
+ * The answer every cycle must give: the contract's for TYPE and the
+ * pinner, else (no contract) whatever a first pin answers, unchecked.
+ */
+static int cycles_answer(struct lt *t)
+{
+	struct pin_answer a = { .pinned = -1 };
+
+	if (lt_expect(t))
+		return t->r.expected;
+	t->unchecked = true;
+	t->p.ops->pin(&t->p, &t->m, &a);
+	if (a.held)
+		t->p.ops->unpin(&t->p, &t->m, &a);
+	return a.result;
+}
+
+/* Were the system-wide pins balanced over the cycles? 0 or -EIO. */
+int lt_cycles_balanced(struct lt *t, unsigned int n, int answer)
+{
+	long acq, rel;
+
+	if (t->o->concurrent) {
+		lt_note(t, "nr_foll_pin not judged here (--concurrent)");
+		return 0;
+	}
+	if (t->acq0 < 0 || vmstat_pins(&acq, &rel))
+		return 0;
+	if (geteuid()) {
+		lt_note(t, "pin counters not checked: not root (no stat_refresh)");
+		return 0;
+	}
+	if (acq - t->acq0 != rel - t->rel0) {
+		/* another process's pin in flight at the end: let it finish */
+		usleep(200000);
+		vmstat_pins(&acq, &rel);
+	}
+	lt_note(t, "nr_foll_pin acquired %+ld released %+ld", acq - t->acq0,
+		rel - t->rel0);
+	if (acq - t->acq0 != rel - t->rel0)
+		return -EIO;
+	/* a refused type may be refused before anything is pinned */
+	return !answer && acq - t->acq0 < (long)n ? -EIO : 0;
+}
+
+/*
+ * The answer of a cycles row: a cycle that answered otherwise than the
+ * first (its answer, -EIO if that was 0), else the balance of the pins.
+ */
+int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
+		  unsigned int n, int answer)
+{
+	int ret;
+
+	if (cr->failed_at) {
+		lt_note(t, "cycle %u answered %s", cr->failed_at,
+			cr->failed_result ? errno_name(cr->failed_result) : "0");
+		return cr->failed_result ? cr->failed_result : -EIO;
+	}
+	ret = lt_cycles_balanced(t, n, answer);
+	return ret ? ret : answer;
+}
+
+/*
+ * 10,000 (or --cycles N) pin/unpin cycles (io_uring: register and
+ * unregister, rdma: ibv_reg_mr and ibv_dereg_mr), each answering what the
+ * contract says for TYPE (refused types too: a refusal must unpin what it
+ * pinned); VmPin and the pin counters balanced at the end.
+ */
+static int lt_cycles(struct lt *t)
+{
+	unsigned int n = t->o->cycles ? t->o->cycles : LT_CYCLES;
+	const char *call = t->p.ops->cycle_call;
+	struct cycles_result *cr = &t->r.cyc;
+	long pages = t->m.len / 4096;
+	int answer = cycles_answer(t), ret;
+	uint64_t t0;
+
+	t0 = now_ns();
+	ret = pinner_cycles(&t->p, &t->m, n, t->o->mmap_probe, false, answer,
+			    cr);
+	if (ret)
+		return ret;
+	t->r.vmpin[1] = t->r.vmpin[0];
+	lt_note(t, "%u %s%scycles of %ld pages in %.2f s, each answering %s",
+		n, call ? call : "", call ? " " : "", pages,
+		(now_ns() - t0) / 1e9, answer ? errno_name(answer) : "0");
+	return lt_cycles_end(t, cr, n, answer);
+}
+
+const struct lt_case lt_case_cycles = {
+	.name = "cycles",
+	.help = "10000 (or --cycles N) pin/unpin cycles, each answering the contract's, pins balanced at the end (refused types too)",
+	.run = lt_cycles, .no_target = true,
+	.refused_too = true, .pinners = lt_pinners_unpin,
+	.takes = OPT(OPT_CYCLES) | OPT(OPT_MMAP_PROBE) | OPT(OPT_CONCURRENT),
+};

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --lifetime unreg-inflight, close-ring: unpinning with I/O or a ring around. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
+
+#include "lifetime.h"
+
+/* Reap @n completions (10 s each at most); counts those of @bs bytes. */
+static int reap(struct lt *t, unsigned int n, unsigned int bs,
+		unsigned int *good)
+{
+	struct __kernel_timespec ts = { .tv_sec = 10 };
+	struct io_uring_cqe *cqe;
+	int ret = 0, err;
+	unsigned int i;
+
+	for (*good = 0, i = 0; i < n; i++) {
+		err = io_uring_wait_cqe_timeout(lt_ring(t), &cqe, &ts);
+		if (err) {
+			lt_note(t, "%u of %u completions, then %s", i, n,
+				errno_name(err));
+			return err;
+		}
+		if (cqe->res == (int)bs)
+			(*good)++;
+		else if (!ret)
+			ret = cqe->res < 0 ? cqe->res : -EIO;
+		io_uring_cqe_seen(lt_ring(t), cqe);
+	}
+	return ret;
+}
+
+/* Unregister while READ_FIXED are in flight: it returns, all complete. */
+static int lt_unreg_inflight(struct lt *t)
+{
+	unsigned int bs = t->o->bs, n = LT_INFLIGHT, i, good, ready;
+	char *buf = t->m.addr;
+	uint64_t t0;
+	int ret, uret;
+
+	if (n > t->m.len / bs)
+		n = t->m.len / bs;
+	if (n > t->chk / bs)
+		n = t->chk / bs;
+	if (!n)
+		return -EINVAL;
+	ret = lt_reg(t);
+	if (ret)
+		return ret;
+	for (i = 0; i < n; i++)
+		io_uring_prep_read_fixed(io_uring_get_sqe(lt_ring(t)),
+					 t->tfd, buf + i * bs, bs, i * bs, 0);
+	ret = io_uring_submit(lt_ring(t));
+	if (ret != (int)n)
+		return ret < 0 ? ret : -EIO;
+	ready = io_uring_cq_ready(lt_ring(t));
+	t0 = now_ns();
+	uret = lt_unreg(t);
+	lt_note(t, "unregistered in %.0f us with %u of %u READ_FIXED completed",
+		(now_ns() - t0) / 1e3, ready, n);
+	ret = reap(t, n, bs, &good);
+	if (uret)
+		return uret;
+	if (ret)
+		return ret;
+	if (good != n)
+		return -EIO;
+	if (memcmp(buf, t->want, (size_t)n * bs)) {
+		lt_note(t, "data check: READ_FIXED data");
+		strcpy(t->check, "mismatch");
+		return -EIO;
+	}
+	return 0;
+}
+
+/* Close the pinner still pinned: its teardown (asynchronous) unpins. */
+static int lt_close_ring(struct lt *t)
+{
+	unsigned int took;
+	long v;
+	int ret = lt_reg(t);
+
+	if (ret)
+		return ret;
+	pinner_close(&t->p);
+	t->registered = false;
+	v = lt_pin_wait(t, 5000, &took);
+	t->r.vmpin[2] = v;
+	if (v != t->r.vmpin[0]) {
+		lt_note(t, "VmPin %ld kB 5 s after the ring's exit, %ld kB before",
+			v, t->r.vmpin[0]);
+		return -EIO;
+	}
+	lt_note(t, "VmPin back %u ms after the ring's exit", took);
+	return 0;
+}
+
+const struct lt_case lt_case_unreg_inflight = {
+	.name = "unreg-inflight",
+	.checks_data = true,
+	.help = "unregister while READ_FIXED are in flight: it returns, every one completes with its data",
+	.run = lt_unreg_inflight,
+	.skip_flags = MEM_RDONLY, .why_flags = "the buffer is read-only",
+};
+
+const struct lt_case lt_case_close_ring = {
+	.name = "close-ring",
+	.help = "close the ring still registered: its teardown unpins, VmPin comes back",
+	.run = lt_close_ring,
+	.own_unpin_check = true,
+};

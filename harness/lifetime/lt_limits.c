@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --lifetime limits: the kernel's limits on buffers, four rows on anon. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "lifetime.h"
+
+#define LT_MAX_BUFS	16384		/* IORING_MAX_REG_BUFFERS */
+
+/* One limit row on private anon memory of @bufs x @len bytes. */
+static int limit_row(struct lt *t, const char *op, unsigned int bufs,
+		     size_t len, int expected)
+{
+	size_t total = (size_t)bufs * len, i;
+	struct iovec *iov = calloc(bufs, sizeof(*iov));
+	char *p;
+	int ret;
+
+	lt_row_reset(t, "anon", total);
+	t->r.have_expected = true;
+	t->r.expected = expected;
+	p = mmap(NULL, total, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (!iov || p == MAP_FAILED) {
+		free(iov);
+		return lt_emit(t, op, -ENOMEM);
+	}
+	madvise(p, total, MADV_NOHUGEPAGE);	/* VmPin exact, no head scans */
+	for (i = 0; t->pf != PF_NONE && total <= GiB && i < total; i += 4096)
+		p[i] = t->pf == PF_WRITE ? 1 : *(volatile char *)(p + i);
+	for (i = 0; i < bufs; i++)
+		iov[i] = (struct iovec){ .iov_base = p + i * len, .iov_len = len };
+	ret = io_uring_register_buffers(lt_ring(t), iov, bufs);
+	t->r.vmpin[1] = vmpin_kb();
+	if (!ret) {
+		io_uring_unregister_buffers(lt_ring(t));
+		if (t->r.vmpin[1] - t->r.vmpin[0] != (long)(total / KiB)) {
+			lt_note(t, "VmPin grew %ld kB, want %zu",
+				t->r.vmpin[1] - t->r.vmpin[0], total / KiB);
+			ret = -EIO;
+		}
+	}
+	t->r.vmpin[2] = vmpin_kb();
+	if (!ret && t->r.vmpin[2] != t->r.vmpin[0]) {
+		lt_note(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
+			t->r.vmpin[2]);
+		ret = -EIO;
+	}
+	munmap(p, total);
+	free(iov);
+	lt_row_counters(t);
+	return lt_emit(t, op, ret);
+}
+
+static int lt_limits(struct lt *t)
+{
+	int worst = LP_OK, ret, i;
+	static const struct {
+		const char *op;
+		unsigned int bufs;
+		size_t len;
+		int expected;
+	} rows[] = {
+		{ "limit-nbufs-16384", LT_MAX_BUFS, 4096, 0 },
+		{ "limit-nbufs-16385", LT_MAX_BUFS + 1, 4096, -EINVAL },
+		{ "limit-1g", 1, GiB, 0 },
+		{ "limit-1g+4k", 1, GiB + 4096, -EFAULT },
+	};
+
+	for (i = 0; i < (int)ARRAY_SIZE(rows); i++) {
+		ret = limit_row(t, rows[i].op, rows[i].bufs, rows[i].len,
+				rows[i].expected);
+		if (ret > worst)
+			worst = ret;
+	}
+	return worst;
+}
+
+static const char *const anon_only[] = { "anon", NULL };
+
+const struct lt_case lt_case_limits = {
+	.name = "limits",
+	.help = "the kernel's limits on buffers: 16384 and 16385 buffers, 1 GiB and 1 GiB + 4 KiB, four rows on anon",
+	.run = lt_limits, .own_mem = true, .no_target = true,
+	.types = anon_only,
+};

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --torture SECONDS: one buffer of one memory type, a fixed set of
+ * threads, each looping on one operation (torture_ops.c's table) until
+ * the deadline; torture.c runs them, judges every answer and writes the
+ * row. See README.md, "Torture".
+ */
+#ifndef LONGPIN_TORTURE_H
+#define LONGPIN_TORTURE_H
+
+#include <liburing.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "longpin.h"
+
+/*
+ * The counters of a run, each with its CSV column, in their order: the
+ * operations, then (from TC_REG_OK) the outcomes. The one list of them:
+ * the enum, the names and the CSV header are made from it.
+ */
+#define TT_COUNTERS(X)							\
+	X(TC_REG, "reg") X(TC_UPD, "upd") X(TC_IO, "io")		\
+	X(TC_REMAP, "remap") X(TC_MREMAP, "mremap") X(TC_FORK, "fork")	\
+	X(TC_MADVISE, "madvise") X(TC_TRUNCATE, "truncate")		\
+	X(TC_PUNCH, "punch") X(TC_THP, "thp") X(TC_COMPACT, "compact")	\
+	X(TC_MPROTECT, "mprotect") X(TC_MIGRATE, "migrate")		\
+	X(TC_REG_OK, "reg_ok") X(TC_REG_REFUSED, "reg_refused")		\
+	X(TC_REG_RACED, "reg_raced") X(TC_REG_BAD, "reg_bad")		\
+	X(TC_IO_OK, "io_ok") X(TC_IO_RACED, "io_raced")			\
+	X(TC_IO_BAD, "io_bad") X(TC_CHILD_FAULTED, "child_faulted")	\
+	X(TC_OP_ERR, "op_err") X(TC_HARNESS_ERR, "harness_err")
+
+enum tt_cnt {
+#define TT_ENUM(id, name) id,
+	TT_COUNTERS(TT_ENUM)
+#undef TT_ENUM
+	TC_NR
+};
+extern const char *const tt_cnt_names[TC_NR];
+
+#define TT_MAX_THREADS	12
+#define TT_SEQ_OPS	32	/* choices of each thread in seq_hash */
+
+struct tt;
+
+/* One thread of a run: its operation, PRNG and ring (if it has one). */
+struct tt_thr {
+	struct tt *t;
+	const struct tt_op *op;
+	size_t idx;			/* the op's place in the table */
+	pthread_t th;
+	uint64_t rng;
+	unsigned long iters;
+	uint64_t seq;			/* hash of the first TT_SEQ_OPS choices */
+	unsigned long nseq;
+	struct io_uring ring;
+	bool ring_up, registered;
+	char *want, *got;		/* the I/O thread's pattern buffers */
+	uint64_t last_compact;
+};
+
+/* An operation: a thread runs step() until the deadline. */
+struct tt_op {
+	const char *name;
+	int (*init)(struct tt_thr *h);		/* optional: 0 or -errno */
+	void (*step)(struct tt_thr *h);
+	void (*fini)(struct tt_thr *h);		/* optional */
+	/* NULL when it applies to @t's type, else why not */
+	const char *(*why_not)(const struct tt *t);
+	bool efault_race;	/* may leave a range unmapped, read-only or past EOF */
+};
+
+/* The state of one run, shared by its threads. */
+struct tt {
+	const struct opts *o;
+	const struct contract *c;
+	const struct mem_ops *ops;
+	struct mem m;
+	bool mem_up;
+	char *base;			/* the buffer: always mapped here again */
+	size_t len, gran;		/* gran: the smallest range an op takes */
+	int tfd;			/* the I/O target, 2 * io_len */
+	size_t io_len;
+	char *spare;			/* where mremap moves a range to */
+	size_t spare_len;
+	bool shared;			/* a child's write reaches our pages */
+	bool root;
+	/* the registration answers the contract gives TYPE (any prefault) */
+	int answers[PF_NR];
+	unsigned int nanswers;
+	bool unchecked;			/* no contract row: answers not judged */
+	bool efault_race;		/* an enabled op makes -EFAULT a race answer */
+	uint64_t deadline;
+	pthread_mutex_t layout;		/* remap, mremap, mprotect: one at a time */
+	pthread_mutex_t lock;		/* note */
+	unsigned long chg, chg_active;	/* content-changing ops: begun+ended, running */
+	unsigned long cnt[TC_NR];
+	unsigned long late;		/* operations begun past the deadline */
+	char note[512];
+};
+
+/* torture_ops.c */
+const struct tt_op *tt_op_nth(size_t i);
+uint64_t tt_rand(struct tt_thr *h);
+void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len);
+
+/* torture.c: what the operations share */
+void tt_count(struct tt *t, enum tt_cnt c);
+void tt_note(struct tt *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void tt_judge_reg(struct tt_thr *h, int ret, const char *what);
+bool tt_more(const struct tt_thr *h);
+void tt_chg_begin(struct tt *t);
+void tt_chg_end(struct tt *t);
+
+#endif

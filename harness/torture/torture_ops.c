@@ -1,0 +1,552 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The operations of --torture, one thread each: a struct tt_op with the
+ * step the thread loops on and why_not (the types it does not apply to).
+ * Every range is a random multiple of the type's granule (4 KiB, the huge
+ * page, devdax's 2 MiB) drawn from the thread's own PRNG. The buffer is
+ * always back at t->base whole when a layout op (remap, mremap, mprotect,
+ * under t->layout) returns.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "torture.h"
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+#ifndef MADV_PAGEOUT
+#define MADV_PAGEOUT 21
+#endif
+#ifndef MADV_COLD
+#define MADV_COLD 20
+#endif
+#define TT_IO_ROUNDS	64	/* I/O rounds per registration of the I/O ring */
+#define TT_UPDATES	4	/* slot updates per sparse table */
+
+/* xorshift64*: each thread's own sequence, from the run's seed */
+uint64_t tt_rand(struct tt_thr *h)
+{
+	h->rng ^= h->rng >> 12;
+	h->rng ^= h->rng << 25;
+	h->rng ^= h->rng >> 27;
+	return h->rng * 0x2545F4914F6CDD1DULL;
+}
+
+/* Fold a choice into the thread's sequence hash (its first ones only). */
+static void seq_add(struct tt_thr *h, uint64_t v)
+{
+	if (h->nseq++ < TT_SEQ_OPS)
+		h->seq = (h->seq ^ v) * 0x100000001B3ULL;
+}
+
+/* A random range of 1 to @max_gran granules (capped at a quarter). */
+void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len)
+{
+	size_t n = h->t->len / h->t->gran, k;
+
+	if (max_gran > n / 4)
+		max_gran = n / 4 ? n / 4 : 1;
+	k = 1 + tt_rand(h) % max_gran;
+	*len = k * h->t->gran;
+	*off = (tt_rand(h) % (n - k + 1)) * h->t->gran;
+	seq_add(h, *off ^ (uint64_t)*len << 40);
+}
+
+/* ---- reg: the whole table, or a sparse table and slot updates ---- */
+
+static int ring_init1(struct tt_thr *h)
+{
+	int ret = io_uring_queue_init(8, &h->ring, 0);
+
+	h->ring_up = !ret;
+	return ret;
+}
+
+static void ring_fini(struct tt_thr *h)
+{
+	if (h->registered && io_uring_unregister_buffers(&h->ring))
+		tt_note(h->t, "%s: the last unregistration failed", h->op->name);
+	h->registered = false;
+	if (h->ring_up)
+		io_uring_queue_exit(&h->ring);
+	h->ring_up = false;
+}
+
+static void unreg(struct tt_thr *h)
+{
+	int ret = io_uring_unregister_buffers(&h->ring);
+
+	if (ret) {
+		tt_count(h->t, TC_HARNESS_ERR);
+		tt_note(h->t, "%s: unregister: %s", h->op->name, errno_name(ret));
+	}
+	h->registered = false;
+}
+
+static void reg_updates(struct tt_thr *h)
+{
+	struct iovec iov;
+	size_t off, len;
+	__u64 tag = 0;
+	int i, ret;
+
+	ret = io_uring_register_buffers_sparse(&h->ring, 1);
+	if (ret) {
+		tt_count(h->t, TC_HARNESS_ERR);
+		tt_note(h->t, "reg: sparse table: %s", errno_name(ret));
+		return;
+	}
+	h->registered = true;
+	for (i = 0; i < TT_UPDATES && tt_more(h); i++) {
+		tt_range(h, 64, &off, &len);
+		/* several mappings: their contract row is the whole buffer's */
+		if (h->t->ops->flags & MEM_MULTI) {
+			off = 0;
+			len = h->t->len;
+		}
+		iov = (struct iovec){ .iov_base = h->t->base + off, .iov_len = len };
+		ret = io_uring_register_buffers_update_tag(&h->ring, 0, &iov,
+							   &tag, 1);
+		tt_count(h->t, TC_UPD);
+		tt_judge_reg(h, ret == 1 ? 0 : ret < 0 ? ret : -EIO, "update");
+	}
+	unreg(h);
+}
+
+static void reg_step(struct tt_thr *h)
+{
+	struct iovec iov = { .iov_base = h->t->base, .iov_len = h->t->len };
+	uint64_t r = tt_rand(h) & 1;
+	int ret;
+
+	seq_add(h, r);
+	if (r) {
+		reg_updates(h);
+		return;
+	}
+	ret = io_uring_register_buffers(&h->ring, &iov, 1);
+	tt_count(h->t, TC_REG);
+	tt_judge_reg(h, ret, "register");
+	if (!ret) {
+		h->registered = true;
+		unreg(h);
+	}
+}
+
+/* ---- io: own registration, READ_FIXED then WRITE_FIXED a pattern ---- */
+
+static int io_init(struct tt_thr *h)
+{
+	h->want = aligned_alloc(4096, h->t->io_len);
+	h->got = aligned_alloc(4096, h->t->io_len);
+	if (!h->want || !h->got)
+		return -ENOMEM;
+	return ring_init1(h);
+}
+
+static void io_fini(struct tt_thr *h)
+{
+	ring_fini(h);
+	free(h->want);
+	free(h->got);
+}
+
+/*
+ * The pattern into the pinned pages at @off (READ_FIXED), out of them
+ * to the target's second half (WRITE_FIXED), compared there. A
+ * content-changing op (a child writing a shared mapping, a hole punch)
+ * that ran meanwhile makes a difference "raced"; else it is bad.
+ */
+static void io_round(struct tt_thr *h, size_t off, uint64_t pattern)
+{
+	struct tt *t = h->t;
+	size_t n = t->io_len;
+	unsigned long c0, a0;
+	int ret;
+
+	pattern_fill(h->want, n, pattern);
+	if (pwrite(t->tfd, h->want, n, 0) != (ssize_t)n) {
+		tt_count(t, TC_HARNESS_ERR);
+		tt_note(t, "io: pwrite of the target: %s", strerror(errno));
+		return;
+	}
+	c0 = __atomic_load_n(&t->chg, __ATOMIC_SEQ_CST);
+	a0 = __atomic_load_n(&t->chg_active, __ATOMIC_SEQ_CST);
+	tt_count(t, TC_IO);
+	ret = fixed_io(&h->ring, false, t->tfd, t->base + off, n, 0, 0);
+	if (!ret)
+		ret = fixed_io(&h->ring, true, t->tfd, t->base + off, n, n, 0);
+	if (!ret && pread(t->tfd, h->got, n, n) != (ssize_t)n)
+		ret = -errno ? -errno : -EIO;
+	if (ret) {
+		tt_count(t, TC_IO_BAD);
+		tt_note(t, "io: READ_FIXED/WRITE_FIXED at %zu: %s", off,
+			errno_name(ret));
+	} else if (!memcmp(h->got, h->want, n)) {
+		tt_count(t, TC_IO_OK);
+	} else if (a0 || __atomic_load_n(&t->chg, __ATOMIC_SEQ_CST) != c0) {
+		tt_count(t, TC_IO_RACED);
+	} else {
+		tt_count(t, TC_IO_BAD);
+		tt_note(t, "io: data at buffer offset %zu differs, no content-changing op meanwhile",
+			off);
+	}
+}
+
+/*
+ * Register a quarter of the buffer (all of it when it spans several
+ * mappings) on the I/O ring, then rounds at random offsets in it. The
+ * choices are drawn whatever the answer, so a seed repeats them.
+ */
+static void io_step(struct tt_thr *h)
+{
+	struct tt *t = h->t;
+	bool multi = t->ops->flags & MEM_MULTI;
+	size_t roff, rlen, pages, off;
+	struct iovec iov;
+	uint64_t pattern;
+	int i, ret;
+
+	tt_range(h, 1, &roff, &rlen);
+	rlen = multi ? t->len : t->len / 4 / t->gran * t->gran;
+	roff = multi ? 0 : roff / t->gran * t->gran % (t->len - rlen + t->gran);
+	iov = (struct iovec){ .iov_base = t->base + roff, .iov_len = rlen };
+	ret = io_uring_register_buffers(&h->ring, &iov, 1);
+	tt_count(t, TC_REG);
+	tt_judge_reg(h, ret, "register (I/O ring)");
+	h->registered = !ret;
+	pages = (rlen - t->io_len) / 4096 + 1;
+	for (i = 0; i < TT_IO_ROUNDS && tt_more(h); i++) {
+		off = roff + tt_rand(h) % pages * 4096;
+		pattern = tt_rand(h);
+		seq_add(h, off);
+		if (h->registered)
+			io_round(h, off, pattern);
+	}
+	if (h->registered)
+		unreg(h);
+}
+
+/* ---- remap and mremap: a range unmapped under the registrations ---- */
+
+static const char *single_map(const struct tt *t)
+{
+	if (t->ops->flags & MEM_MULTI)
+		return "the buffer spans several mappings";
+	if (!t->m.shm && (t->m.map != t->m.addr || t->m.map_len != t->m.len))
+		return "the buffer is not one whole mapping";
+	return NULL;
+}
+
+/* A new mapping of a range is the same memory only for private anon or a file. */
+static const char *remap_why_not(const struct tt *t)
+{
+	const char *why = single_map(t);
+
+	if (why)
+		return why;
+	if (t->m.shm)
+		return "SysV shm is attached whole (shmat)";
+	if (t->m.fd < 0 && strcmp(t->ops->backing, "anon"))
+		return "a new mapping would be another object (shmem, hugetlb file)";
+	return NULL;
+}
+
+static void remap_step(struct tt_thr *h)
+{
+	struct tt *t = h->t;
+	int prot = t->ops->flags & MEM_RDONLY ? PROT_READ : PROT_READ | PROT_WRITE;
+	int flags = MAP_FIXED_NOREPLACE;
+	size_t off, len;
+	void *p;
+
+	tt_range(h, 64, &off, &len);
+	flags |= t->m.fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS :
+		 !strcmp(t->ops->map, "private") ? MAP_PRIVATE : MAP_SHARED;
+	pthread_mutex_lock(&t->layout);
+	tt_count(t, TC_REMAP);
+	if (munmap(t->base + off, len)) {
+		tt_count(t, TC_OP_ERR);
+		goto out;
+	}
+	sched_yield();
+	p = mmap(t->base + off, len, prot, flags, t->m.fd, t->m.fd < 0 ? 0 : off);
+	if (p != t->base + off) {
+		tt_count(t, TC_HARNESS_ERR);
+		tt_note(t, "remap: mmap at %zu: %s", off,
+			p == MAP_FAILED ? strerror(errno) : "elsewhere");
+		if (p != MAP_FAILED)
+			munmap(p, len);
+		goto out;
+	}
+	if (t->ops->flags & MEM_THP)
+		madvise(p, len, MADV_HUGEPAGE);
+out:
+	pthread_mutex_unlock(&t->layout);
+}
+
+static void mremap_step(struct tt_thr *h)
+{
+	struct tt *t = h->t;
+	size_t off, len;
+
+	tt_range(h, t->spare_len / t->gran, &off, &len);
+	pthread_mutex_lock(&t->layout);
+	tt_count(t, TC_MREMAP);
+	if (mremap(t->base + off, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   t->spare) == MAP_FAILED) {
+		tt_count(t, TC_OP_ERR);
+		goto out;
+	}
+	sched_yield();
+	if (mremap(t->spare, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   t->base + off) == MAP_FAILED) {
+		tt_count(t, TC_HARNESS_ERR);
+		tt_note(t, "mremap back to %zu: %s", off, strerror(errno));
+	}
+out:
+	pthread_mutex_unlock(&t->layout);
+}
+
+/* ---- fork: the child writes its copy of a range and exits ---- */
+
+static void child_fault(int sig)
+{
+	(void)sig;
+	_exit(3);
+}
+
+static void fork_step(struct tt_thr *h)
+{
+	struct tt *t = h->t;
+	struct sigaction sa = { .sa_handler = child_fault };
+	size_t off, len;
+	int status;
+	pid_t pid;
+
+	tt_range(h, 64, &off, &len);
+	if (t->shared)
+		tt_chg_begin(t);
+	tt_count(t, TC_FORK);
+	pid = fork();
+	if (!pid) {
+		/* a range unmapped, read-only or past EOF meanwhile: exit 3 */
+		sigaction(SIGSEGV, &sa, NULL);
+		sigaction(SIGBUS, &sa, NULL);
+		if (!(t->ops->flags & MEM_RDONLY))
+			memset(t->base + off, 0xcc, len);
+		_exit(0);
+	}
+	if (pid < 0)
+		tt_count(t, TC_OP_ERR);
+	else if (waitpid(pid, &status, 0) != pid)
+		tt_count(t, TC_HARNESS_ERR);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
+		tt_count(t, TC_CHILD_FAULTED);
+	else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		tt_count(t, TC_HARNESS_ERR);
+		tt_note(t, "fork: child status 0x%x", status);
+	}
+	if (t->shared)
+		tt_chg_end(t);
+}
+
+/* ---- madvise: DONTNEED, PAGEOUT, COLD of a range ---- */
+
+static void madvise_step(struct tt_thr *h)
+{
+	static const int advice[] = { MADV_DONTNEED, MADV_PAGEOUT, MADV_COLD };
+	uint64_t a = tt_rand(h) % ARRAY_SIZE(advice);
+	size_t off, len;
+
+	seq_add(h, a);
+	tt_range(h, 64, &off, &len);
+	tt_count(h->t, TC_MADVISE);
+	/* a range unmapped meanwhile (ENOMEM), a type that refuses (EINVAL) */
+	if (madvise(h->t->base + off, len, advice[a]))
+		tt_count(h->t, TC_OP_ERR);
+}
+
+/* ---- trunc: ftruncate down and back, or punch a hole ---- */
+
+static const char *trunc_why_not(const struct tt *t)
+{
+	if (t->ops->flags & MEM_MULTI)
+		return "the file is a part of the buffer";
+	if (t->m.fd < 0 || t->ops->place == PLACE_DEVDAX ||
+	    !strcmp(t->ops->backing, "secretmem"))
+		return "no file to truncate";
+	return NULL;
+}
+
+static void trunc_step(struct tt_thr *h)
+{
+	struct tt *t = h->t;
+	uint64_t punch = tt_rand(h) & 1;
+	size_t off, len;
+	int ret;
+
+	seq_add(h, punch);
+	tt_range(h, 64, &off, &len);
+	if (punch) {
+		/* a large folio it cannot split is zeroed in place */
+		tt_chg_begin(t);
+		tt_count(t, TC_PUNCH);
+		ret = fallocate(t->m.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				off, len);
+		tt_chg_end(t);
+	} else {
+		/* and a large folio across the new EOF is zeroed past it */
+		tt_chg_begin(t);
+		tt_count(t, TC_TRUNCATE);
+		ret = ftruncate(t->m.fd, off);
+		sched_yield();
+		if (ftruncate(t->m.fd, t->len)) {
+			tt_count(t, TC_HARNESS_ERR);
+			tt_note(t, "truncate back to %zu: %s", t->len, strerror(errno));
+		}
+		tt_chg_end(t);
+	}
+	if (ret)
+		tt_count(t, TC_OP_ERR);
+}
+
+/* ---- thp: MADV_HUGEPAGE / NOHUGEPAGE / COLLAPSE, compaction ---- */
+
+static const char *thp_why_not(const struct tt *t)
+{
+	return t->ops->flags & MEM_THP ? NULL : "not a THP type";
+}
+
+/* Compact all zones, as root, at most once a second. */
+static bool compact(struct tt_thr *h)
+{
+	uint64_t now = now_ns();
+	int fd;
+
+	if (!h->t->root || now - h->last_compact < 1000000000ULL)
+		return false;
+	h->last_compact = now;
+	fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
+	if (fd < 0)
+		return false;
+	if (write(fd, "1", 1) != 1)
+		tt_count(h->t, TC_OP_ERR);
+	close(fd);
+	tt_count(h->t, TC_COMPACT);
+	return true;
+}
+
+static void thp_step(struct tt_thr *h)
+{
+	static const int advice[] = { MADV_HUGEPAGE, MADV_NOHUGEPAGE,
+				      MADV_COLLAPSE };
+	uint64_t a = tt_rand(h) % (ARRAY_SIZE(advice) + 1);
+	size_t off, len;
+
+	seq_add(h, a);
+	tt_range(h, 1, &off, &len);
+	if (a == ARRAY_SIZE(advice) && compact(h))
+		return;
+	a %= ARRAY_SIZE(advice);
+	/* one THP: the size is a multiple of 2 MiB, the granule 4 KiB */
+	off &= ~(2 * MiB - 1);
+	len = 2 * MiB;
+	tt_count(h->t, TC_THP);
+	/* COLLAPSE of pinned pages fails (EAGAIN), as may a hole (ENOMEM) */
+	if (madvise(h->t->base + off, len, advice[a]))
+		tt_count(h->t, TC_OP_ERR);
+}
+
+/* ---- mprotect: a range read-only, then read-write again ---- */
+
+static const char *mprotect_why_not(const struct tt *t)
+{
+	return t->ops->flags & MEM_RDONLY ? "the buffer stays read-only" : NULL;
+}
+
+static void mprotect_step(struct tt_thr *h)
+{
+	struct tt *t = h->t;
+	size_t off, len;
+
+	tt_range(h, 64, &off, &len);
+	pthread_mutex_lock(&t->layout);
+	tt_count(t, TC_MPROTECT);
+	if (mprotect(t->base + off, len, PROT_READ)) {
+		tt_count(t, TC_OP_ERR);
+		goto out;
+	}
+	sched_yield();
+	if (mprotect(t->base + off, len, PROT_READ | PROT_WRITE)) {
+		tt_count(t, TC_HARNESS_ERR);
+		tt_note(t, "mprotect back to read-write at %zu: %s", off,
+			strerror(errno));
+	}
+out:
+	pthread_mutex_unlock(&t->layout);
+}
+
+/* ---- migrate: move_pages between nodes 0 and 1 ---- */
+
+static const char *migrate_why_not(const struct tt *t)
+{
+	(void)t;
+	return access("/sys/devices/system/node/node1", F_OK) ?
+	       "one NUMA node" : NULL;
+}
+
+static void migrate_step(struct tt_thr *h)
+{
+	void *pages[16];
+	int nodes[16], status[16];
+	size_t off, len, i, n;
+	uint64_t node = tt_rand(h) & 1;
+
+	seq_add(h, node);
+	tt_range(h, 16, &off, &len);
+	n = len / h->t->gran < 16 ? len / h->t->gran : 16;
+	for (i = 0; i < n; i++) {
+		pages[i] = h->t->base + off + i * h->t->gran;
+		nodes[i] = node;
+	}
+	tt_count(h->t, TC_MIGRATE);
+	/* MPOL_MF_MOVE (2); pinned pages stay (status -EBUSY/-EAGAIN) */
+	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, 2) < 0)
+		tt_count(h->t, TC_OP_ERR);
+}
+
+/* The operations, one thread each, in the order of the CSV's op columns. */
+static const struct tt_op ops[] = {
+	{ .name = "reg", .init = ring_init1, .step = reg_step, .fini = ring_fini },
+	{ .name = "io", .init = io_init, .step = io_step, .fini = io_fini },
+	{ .name = "remap", .step = remap_step, .why_not = remap_why_not,
+	  .efault_race = true },
+	{ .name = "mremap", .step = mremap_step, .why_not = single_map,
+	  .efault_race = true },
+	{ .name = "fork", .step = fork_step },
+	{ .name = "madvise", .step = madvise_step },
+	{ .name = "trunc", .step = trunc_step, .why_not = trunc_why_not,
+	  .efault_race = true },
+	{ .name = "thp", .step = thp_step, .why_not = thp_why_not },
+	{ .name = "mprotect", .step = mprotect_step,
+	  .why_not = mprotect_why_not, .efault_race = true },
+	{ .name = "migrate", .step = migrate_step,
+	  .why_not = migrate_why_not },
+};
+
+const struct tt_op *tt_op_nth(size_t i)
+{
+	return i < ARRAY_SIZE(ops) ? &ops[i] : NULL;
+}
