@@ -5,30 +5,43 @@
 # name boots.
 
 tarball_id() { printf '%s %s\n' "$(basename "$TARBALL")" "$(stat -c '%Y %s' "$TARBALL")"; }
-series_patches() { # KERNEL: its patch file names from the series, in order
-	local f=$PATCHDIR/series line drop=
-	[[ -f $f ]] || return 0
+# series_files KERNEL: the series files of its patch sets, in order: with
+# LONGPIN_PATCHES=DIR the one DIR/series, else one per directory of
+# kernel-patches/ that the kernel takes (SERIES_61)
+series_files() {
+	local d
+	if [[ -n ${LONGPIN_PATCHES:-} ]]; then echo "$PATCHDIR/series"; return 0; fi
+	for d in "${SERIES_61[@]}"; do echo "$PATCHDIR/$d/series"; done
+}
+series_patches() { # KERNEL: its patch files relative to $PATCHDIR, in order
+	local f line drop='' dir
 	[[ $1 == patched-unchunked ]] && drop=$UNCHUNKED_DROP
-	while IFS= read -r line || [[ -n $line ]]; do
-		line=${line%%#*}
-		line=${line#"${line%%[![:space:]]*}"}
-		line=${line%"${line##*[![:space:]]}"}
-		[[ -n $line ]] || continue
-		# shellcheck disable=SC2053 # $drop is a glob
-		[[ -n $drop && $line == $drop ]] && continue
-		printf '%s\n' "$line"
-	done <"$f"
+	while IFS= read -r f; do
+		[[ -f $f ]] || continue
+		dir=${f%/series}
+		dir=${dir#"$PATCHDIR"}
+		dir=${dir#/}
+		while IFS= read -r line || [[ -n $line ]]; do
+			line=${line%%#*}
+			line=${line#"${line%%[![:space:]]*}"}
+			line=${line%"${line##*[![:space:]]}"}
+			[[ -n $line ]] || continue
+			# shellcheck disable=SC2053 # $drop is a glob
+			[[ -n $drop && $line == $drop ]] && continue
+			printf '%s\n' "${dir:+$dir/}$line"
+		done <"$f"
+	done < <(series_files "$1")
 }
 series_digest() { # KERNEL
 	local p
 	if [[ $1 == patched-unchunked ]] && (($(series_patches "$1" | wc -l) == $(series_patches patched | wc -l))); then
-		die "kernel patched-unchunked: no patch in $PATCHDIR/series matches $UNCHUNKED_DROP (the chunking patch)"
+		die "kernel patched-unchunked: no patch of $(series_files patched | tr '\n' ' ')matches $UNCHUNKED_DROP (the chunking patch)"
 	fi
 	{
 		echo "patch ${PATCH_OPTS[*]}; series:"
 		series_patches "$1"
 		while IFS= read -r p; do
-			[[ -f $PATCHDIR/$p ]] || die "kernel-patches: '$p' is listed in $PATCHDIR/series but does not exist"
+			[[ -f $PATCHDIR/$p ]] || die "kernel-patches: '$p' is listed in a series file of $PATCHDIR but does not exist"
 			printf '%s %s\n' "$p" "$(sha256sum <"$PATCHDIR/$p" | cut -d' ' -f1)"
 		done < <(series_patches "$1")
 	} | sha
@@ -76,7 +89,7 @@ prepare_patched_tree() { # KERNEL: the patched tree, with that kernel's series
 		stage "build $1: source tree up to date (series $digest)"
 		return 0
 	fi
-	stage "build $1: recreating source tree from pristine + $PATCHDIR/series (series $digest)"
+	stage "build $1: recreating source tree from pristine + $(series_files "$1" | sed "s|^$REPO/||" | tr '\n' ' ')(series $digest)"
 	local old=() new=() all=()
 	[[ -f $dir/touched-files ]] && mapfile -t old <"$dir/touched-files"
 	while IFS= read -r p; do
