@@ -1,14 +1,14 @@
 #!/bin/bash
 # bisect-build.sh [BASE...]: build the kernel after each patch of a base's
 # series, so that every patch is known to build on its own (git bisect
-# stays usable). BASE: 6.1 (default: every base):
+# stays usable). BASE: 6.1 or 6.12 (default: both):
 #  - x86: the whole patched kernel, with vm/longpin-vm (incremental: only
 #    what a patch touches is rebuilt, ccache helps);
 #  - arm without an MMU (stm32_defconfig, Debian's gcc-arm-linux-gnueabi):
 #    the objects of the files the series touches that such a kernel
 #    builds (mm/gup.o, mm/vmstat.o, ...), from the same patched tree.
 # A base's patches are those of its series directories in the order
-# vm/longpin-vm applies them (SERIES_61 there). Exit 1 naming the first
+# vm/longpin-vm applies them (SERIES_61 and SERIES_612 there). Exit 1 naming the first
 # patch that does not build, 2 on bad setup. Set LONGPIN_BISECT_NOMMU=0
 # to skip the arm builds.
 set -euo pipefail
@@ -18,9 +18,9 @@ cache=${LONGPIN_CACHE:-$HOME/.cache/longpin}
 nommu=${LONGPIN_BISECT_NOMMU:-1}
 cross=arm-linux-gnueabi-
 # base -> its series directories, in order, and the kernel built with them
-declare -A sets=([6.1]="6.1-stable 6.1") kernel=([6.1]=patched)
+declare -A sets=([6.1]="6.1-stable 6.1" [6.12]="6.12") kernel=([6.1]=patched [6.12]=patched-6.12)
 bases=("$@")
-((${#bases[@]})) || bases=(6.1)
+((${#bases[@]})) || bases=(6.1 6.12)
 for b in "${bases[@]}"; do
 	[[ -n ${sets[$b]:-} ]] || { echo "bisect-build: unknown base '$b'; use one of: ${!sets[*]}" >&2; exit 2; }
 done
