@@ -17,8 +17,10 @@ vm=$here/../vm/longpin-vm
 cache=${LONGPIN_CACHE:-$HOME/.cache/longpin}
 nommu=${LONGPIN_BISECT_NOMMU:-1}
 cross=arm-linux-gnueabi-
-# base -> its series directories, in order, and the kernel built with them
-declare -A sets=([6.1]="6.1-stable 6.1" [6.12]="6.12") kernel=([6.1]=patched [6.12]=patched-6.12)
+# base -> its series directories, in order, the kernel built with them and
+# the pristine tree longpin-vm unpacks its tarball into
+declare -A sets=([6.1]="6.1-stable 6.1" [6.12]="6.12") kernel=([6.1]=patched [6.12]=patched-6.12) \
+	pristine=([6.1]=stock [6.12]=stock-6.12)
 bases=("$@")
 ((${#bases[@]})) || bases=(6.1 6.12)
 for b in "${bases[@]}"; do
@@ -36,10 +38,22 @@ trap 'rm -rf "$work"' EXIT
 
 # nommu_build BASE: mm/gup.o and the objects of the C files the prefix
 # touches that this configuration builds (io_uring only with
-# CONFIG_IO_URING), from the base's patched tree
+# CONFIG_IO_URING), from a tree of their own: the pristine tree (hard
+# links) plus the prefix. Not the x86 kernel's tree: when the prefix is
+# the whole series, longpin-vm finds that kernel in its cache and leaves
+# its tree as the previous prefix made it. Every file the base's series
+# touches gets a fresh mtime, so that no object of another prefix is
+# taken for up to date.
 nommu_build() {
-	local o built=() t0=$SECONDS src armobj
-	src=$cache/trees/${kernel[$1]}/src armobj=$cache/trees/arm-nommu-$1/obj
+	local o built=() t0=$SECONDS src armobj p f
+	src=$cache/trees/arm-nommu-$1/src armobj=$cache/trees/arm-nommu-$1/obj
+	rm -rf "$src"
+	mkdir -p "${src%/src}"
+	cp -al "$cache/trees/${pristine[$1]}/src" "$src" || return 1
+	while read -r p; do
+		patch -s -p1 --fuzz=0 --no-backup-if-mismatch -d "$src" -i "$work/p/$p" || return 1
+	done <"$work/p/series"
+	for f in "${all_files[@]}"; do [ -e "$src/$f" ] && touch "$src/$f"; done
 	arm() { make -s -C "$src" O="$armobj" ARCH=arm CROSS_COMPILE=$cross "$@"; }
 	if [ ! -f "$armobj/.config" ]; then
 		mkdir -p "$armobj"
@@ -65,6 +79,8 @@ for b in "${bases[@]}"; do
 		while read -r p; do patches+=("$d/$p"); done < <(grep -v '^\s*#' "$here/$d/series" | grep -v '^\s*$')
 	done
 	[ ${#patches[@]} -gt 0 ] || { echo "bisect-build: the series of $b are empty" >&2; exit 2; }
+	mapfile -t all_files < <(for p in "${patches[@]}"; do
+		sed -n 's/^+++ b\/\([^[:space:]]*\).*/\1/p' "$here/$p"; done | sort -u)
 	rm -rf "$work/p"
 	mkdir -p "$work/p"
 	for ((i = 1; i <= ${#patches[@]}; i++)); do
