@@ -147,6 +147,12 @@ contract_of() {
 	esac
 }
 
+# keeps_data KERNEL: does KERNEL dirty fixed buffers when it unpins them
+# (every kernel with one of our series: patched*, patched-6.12)? Its
+# reclaim rows must then keep the data, even where its contract (6.12's
+# linux-6.5+) lists the loss as a known defect.
+keeps_data() { [[ $1 == patched* ]]; }
+
 # need_kernel NAME: fail on a name that longpin-vm does not know (its one
 # list: longpin-vm kernels --names), skip when its sources cannot be had.
 need_kernel() {
