@@ -31,8 +31,10 @@ for n in $chunks; do
 	''|*[!0-9]*|0) echo "chunk-study.sh: chunk '$n' is not a positive number of pages: give e.g. --chunks \"128 512\"" >&2; exit 2 ;;
 	esac
 done
-chunk_patch=$(grep -l '^+#define IO_PIN_CHUNK' kernel-patches/0*.patch | head -n1)
-[ -n "$chunk_patch" ] || { echo "chunk-study.sh: no patch in kernel-patches/ defines IO_PIN_CHUNK: nothing to vary" >&2; exit 2; }
+# the patched kernel's series directories, in order (SERIES_61 in vm/longpin-vm)
+sets="6.1-stable 6.1"
+chunk_patch=$(cd kernel-patches && grep -l '^+#define IO_PIN_CHUNK' 6.1/0*.patch | head -n1)
+[ -n "$chunk_patch" ] || { echo "chunk-study.sh: no patch in kernel-patches/6.1/ defines IO_PIN_CHUNK: nothing to vary" >&2; exit 2; }
 
 start=$(date +%s)
 stage() { echo "[$(date +%T) +$(( $(date +%s) - start ))s] $*"; }
@@ -44,11 +46,12 @@ trap 'echo; stage "interrupted: CSVs so far are in $out"; exit 130' INT TERM
 cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null && cmake --build build -j"$(nproc)" >/dev/null ||
 	{ echo "chunk-study.sh: the harness does not build: run cmake --build build to see why" >&2; exit 2; }
 
-# bench KERNEL LABEL [PATCHDIR]: boot KERNEL, bench.sh into $out/LABEL.csv
+# bench KERNEL LABEL [PATCHDIR]: boot KERNEL (built from PATCHDIR/series,
+# else from kernel-patches/), bench.sh into $out/LABEL.csv
 bench() {
 	local k=$1 label=$2 res=$work/$2 rc=0
 	stage "$label: kernel $k${3:+ from $3}"
-	LONGPIN_PATCHES=${3:-$repo/kernel-patches} LONGPIN=$repo/build/longpin \
+	env ${3:+LONGPIN_PATCHES="$3"} LONGPIN="$repo/build/longpin" \
 		vm/longpin-vm run --kernel "$k" --timeout 1800 --out "$res" \
 		-- env LONGPIN_BENCH_SIZES="16M 64M 256M" \
 		sh -c 'LONGPIN_FILE_DIR= sh /opt/longpin/bench.sh /results/bench.csv' || rc=$?
@@ -63,8 +66,11 @@ csvs=("$out/unchunked.csv")
 for n in $chunks; do
 	dir=$work/patches-$n
 	mkdir -p "$dir"
-	cp kernel-patches/series kernel-patches/0*.patch "$dir/"
-	sed -i "s/^+#define IO_PIN_CHUNK\t.*/+#define IO_PIN_CHUNK\t$n/" "$dir/$(basename "$chunk_patch")"
+	for d in $sets; do
+		cp -r "kernel-patches/$d" "$dir/"
+		grep -v '^\s*#' "kernel-patches/$d/series" | grep -v '^\s*$' | sed "s|^|$d/|"
+	done >"$dir/series"
+	sed -i "s/^+#define IO_PIN_CHUNK\t.*/+#define IO_PIN_CHUNK\t$n/" "$dir/$chunk_patch"
 	bench patched "chunk-$n" "$dir" || failed+=("chunk-$n")
 	[ -f "$out/chunk-$n.csv" ] && csvs+=("$out/chunk-$n.csv")
 done

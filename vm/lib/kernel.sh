@@ -1,34 +1,55 @@
 # shellcheck shell=bash
-# longpin-vm, phase: kernel. The built kernels (stock, patched*): their
-# cache keys (tarball, config fragments, recipe, compiler, series), the
-# pristine and patched source trees, the build, and which image a kernel
-# name boots.
+# longpin-vm, phase: kernel. The built kernels (stock, patched*, and their
+# 6.12 twins): their cache keys (tarball, config fragments, recipe,
+# compiler, series), the pristine and patched source trees, the build, and
+# which image a kernel name boots.
 
-tarball_id() { printf '%s %s\n' "$(basename "$TARBALL")" "$(stat -c '%Y %s' "$TARBALL")"; }
-series_patches() { # KERNEL: its patch file names from the series, in order
-	local f=$PATCHDIR/series line drop=
-	[[ -f $f ]] || return 0
+# kernel_base KERNEL: the Debian source it is built from (6.1 or 6.12)
+kernel_base() { case $1 in *-6.12) echo 6.12 ;; *) echo 6.1 ;; esac; }
+kernel_tarball() { if [[ $(kernel_base "$1") == 6.12 ]]; then echo "$TARBALL_612"; else echo "$TARBALL"; fi; }
+tarball_id() { # KERNEL
+	local t
+	t=$(kernel_tarball "$1")
+	printf '%s %s\n' "$(basename "$t")" "$(stat -c '%Y %s' "$t" 2>/dev/null || echo missing)"
+}
+# series_files KERNEL: the series files of its patch sets, in order: with
+# LONGPIN_PATCHES=DIR the one DIR/series, else one per directory of
+# kernel-patches/ that the kernel takes (SERIES_61, SERIES_612)
+series_files() {
+	local d sets=()
+	if [[ -n ${LONGPIN_PATCHES:-} ]]; then echo "$PATCHDIR/series"; return 0; fi
+	if [[ $(kernel_base "$1") == 6.12 ]]; then sets=("${SERIES_612[@]}"); else sets=("${SERIES_61[@]}"); fi
+	for d in "${sets[@]}"; do echo "$PATCHDIR/$d/series"; done
+}
+series_patches() { # KERNEL: its patch files relative to $PATCHDIR, in order
+	local f line drop='' dir
 	[[ $1 == patched-unchunked ]] && drop=$UNCHUNKED_DROP
-	while IFS= read -r line || [[ -n $line ]]; do
-		line=${line%%#*}
-		line=${line#"${line%%[![:space:]]*}"}
-		line=${line%"${line##*[![:space:]]}"}
-		[[ -n $line ]] || continue
-		# shellcheck disable=SC2053 # $drop is a glob
-		[[ -n $drop && $line == $drop ]] && continue
-		printf '%s\n' "$line"
-	done <"$f"
+	while IFS= read -r f; do
+		[[ -f $f ]] || continue
+		dir=${f%/series}
+		dir=${dir#"$PATCHDIR"}
+		dir=${dir#/}
+		while IFS= read -r line || [[ -n $line ]]; do
+			line=${line%%#*}
+			line=${line#"${line%%[![:space:]]*}"}
+			line=${line%"${line##*[![:space:]]}"}
+			[[ -n $line ]] || continue
+			# shellcheck disable=SC2053 # $drop is a glob
+			[[ -n $drop && $line == $drop ]] && continue
+			printf '%s\n' "${dir:+$dir/}$line"
+		done <"$f"
+	done < <(series_files "$1")
 }
 series_digest() { # KERNEL
 	local p
 	if [[ $1 == patched-unchunked ]] && (($(series_patches "$1" | wc -l) == $(series_patches patched | wc -l))); then
-		die "kernel patched-unchunked: no patch in $PATCHDIR/series matches $UNCHUNKED_DROP (the chunking patch)"
+		die "kernel patched-unchunked: no patch of $(series_files patched | tr '\n' ' ')matches $UNCHUNKED_DROP (the chunking patch)"
 	fi
 	{
 		echo "patch ${PATCH_OPTS[*]}; series:"
 		series_patches "$1"
 		while IFS= read -r p; do
-			[[ -f $PATCHDIR/$p ]] || die "kernel-patches: '$p' is listed in $PATCHDIR/series but does not exist"
+			[[ -f $PATCHDIR/$p ]] || die "kernel-patches: '$p' is listed in a series file of $PATCHDIR but does not exist"
 			printf '%s %s\n' "$p" "$(sha256sum <"$PATCHDIR/$p" | cut -d' ' -f1)"
 		done < <(series_patches "$1")
 	} | sha
@@ -36,7 +57,7 @@ series_digest() { # KERNEL
 kernel_key() {
 	local name=$1
 	{
-		tarball_id
+		tarball_id "$name"
 		cat "$FRAGMENT"
 		echo "$KBUILD_RECIPE"
 		gcc -dumpfullversion 2>/dev/null || true
@@ -49,16 +70,38 @@ fragments() { echo "$FRAGMENT"; [[ $1 == patched-debug ]] && echo "$DEBUG_FRAGME
 
 # ---------------------------------------------------------------- kernel source
 TREES=$CACHE/trees
-ensure_pristine() {
-	local src=$TREES/stock/src want
-	want=$(tarball_id)
+# the directory of $TREES whose src/ a kernel builds from, and the one whose
+# obj/ and cfg/ it builds in: patched-debug and patched-unchunked share
+# patched's source, patched-unchunked its O= dir too, as ccache only hits
+# when the source and O= paths are the same
+src_tree() {
+	case $1 in
+	patched | patched-debug | patched-unchunked) echo patched ;;
+	*) echo "$1" ;;
+	esac
+}
+obj_tree() { if [[ $1 == patched-unchunked ]]; then echo patched; else echo "$1"; fi; }
+# pristine_tree KERNEL: the unpacked tarball of its base (stock's tree)
+pristine_tree() { if [[ $(kernel_base "$1") == 6.12 ]]; then echo "$TREES/stock-6.12"; else echo "$TREES/stock"; fi; }
+ensure_pristine() { # KERNEL
+	local base tarball top src want t
+	base=$(kernel_base "$1") tarball=$(kernel_tarball "$1") top=$(pristine_tree "$1")
+	src=$top/src
+	want=$(tarball_id "$1")
 	if [[ -f $src/.longpin-tarball && $(cat "$src/.longpin-tarball") == "$want" ]]; then return 0; fi
-	[[ -f $TARBALL ]] || die "kernel source $TARBALL not found; install linux-source-6.1 (apt-get install -y linux-source-6.1)"
-	stage "source: unpacking $TARBALL into $src"
-	rm -rf "$TREES"
-	mkdir -p "$TREES/stock"
+	[[ -f $tarball ]] || die "kernel source $tarball not found; install linux-source-$base (apt-get install -y --no-install-recommends linux-source-$base)"
+	stage "source: unpacking $tarball into $src"
+	# a new tarball: every tree built from the old one goes
+	if [[ $base == 6.12 ]]; then
+		rm -rf "$TREES/stock-6.12" "$TREES/patched-6.12"
+	else
+		for t in "$TREES"/*; do
+			case ${t##*/} in stock-6.12 | patched-6.12) ;; *) rm -rf "$t" ;; esac
+		done
+	fi
+	mkdir -p "$top"
 	mktmp
-	v tar -C "$TMPD" -xf "$TARBALL"
+	v tar -C "$TMPD" -xf "$tarball"
 	local d
 	d=$(find "$TMPD" -mindepth 1 -maxdepth 1 -type d | head -n1)
 	mv "$d" "$src"
@@ -69,14 +112,16 @@ patch_files() { # files a patch touches (p1), one per line
 		grep -v '^/dev/null$' | cut -d/ -f2- | sort -u
 }
 prepare_patched_tree() { # KERNEL: the patched tree, with that kernel's series
-	local dir=$TREES/patched psrc=$TREES/patched/src digest p f
+	local dir psrc pristine digest p f
+	dir=$TREES/$(src_tree "$1") pristine=$(pristine_tree "$1")/src
+	psrc=$dir/src
 	digest=$(series_digest "$1")
 	mkdir -p "$dir"
 	if [[ -d $psrc && -f $dir/applied && $(cat "$dir/applied") == "$digest" ]]; then
 		stage "build $1: source tree up to date (series $digest)"
 		return 0
 	fi
-	stage "build $1: recreating source tree from pristine + $PATCHDIR/series (series $digest)"
+	stage "build $1: recreating source tree from pristine + $(series_files "$1" | sed "s|^$REPO/||" | tr '\n' ' ')(series $digest)"
 	local old=() new=() all=()
 	[[ -f $dir/touched-files ]] && mapfile -t old <"$dir/touched-files"
 	while IFS= read -r p; do
@@ -85,13 +130,13 @@ prepare_patched_tree() { # KERNEL: the patched tree, with that kernel's series
 	mapfile -t all < <(printf '%s\n' "${old[@]}" "${new[@]}" | grep -v '^$' | sort -u)
 	rm -f "$dir/applied"
 	rm -rf "$psrc" "$psrc.new"
-	v cp -al "$TREES/stock/src" "$psrc.new"
+	v cp -al "$pristine" "$psrc.new"
 	# files touched by the old or new series become real copies with a fresh
 	# mtime (so make rebuilds them and the pristine tree is never written)
 	for f in "${all[@]}"; do
-		if [[ -f $TREES/stock/src/$f ]]; then
+		if [[ -f $pristine/$f ]]; then
 			rm -f "$psrc.new/$f"
-			cp "$TREES/stock/src/$f" "$psrc.new/$f"
+			cp "$pristine/$f" "$psrc.new/$f"
 		fi
 	done
 	while IFS= read -r p; do
@@ -124,13 +169,8 @@ build_kernel() {
 		return 0
 	fi
 	local bstart=${EPOCHREALTIME/./}
-	ensure_pristine
-	src=$TREES/$name/src obj=$TREES/$name/obj cfg=$TREES/$name/cfg
-	# patched-debug: the patched source tree, its own config and O= dir;
-	# patched-unchunked: the patched tree (with its series) and O= dir, as
-	# ccache only hits when the source and O= paths are the same
-	[[ $name == patched-* ]] && src=$TREES/patched/src
-	[[ $name == patched-unchunked ]] && obj=$TREES/patched/obj cfg=$TREES/patched/cfg
+	ensure_pristine "$name"
+	src=$TREES/$(src_tree "$name")/src obj=$TREES/$(obj_tree "$name")/obj cfg=$TREES/$(obj_tree "$name")/cfg
 	[[ $name == patched* ]] && prepare_patched_tree "$name"
 	mkdir -p "$obj" "$cfg" "$CACHE/logs"
 	LOG=$CACHE/logs/build-$name.log
@@ -212,7 +252,7 @@ build_progress_stop() {
 
 kernel_image() { # name -> path of the kernel image (builds/fetches if missing)
 	case $1 in
-	stock | patched | patched-debug | patched-unchunked)
+	stock | patched | patched-debug | patched-unchunked | stock-6.12 | patched-6.12)
 		build_kernel "$1" >&2
 		echo "$(kernel_out "$1")/bzImage"
 		;;
@@ -224,7 +264,7 @@ kernel_image() { # name -> path of the kernel image (builds/fetches if missing)
 	esac
 }
 
-# build_kernels stock|patched|patched-debug|patched-unchunked|all
+# build_kernels KERNEL|all (all: every built kernel but patched-unchunked)
 build_kernels() {
 	local which=$1
 	ensure_packages
@@ -233,6 +273,8 @@ build_kernels() {
 		build_kernel stock
 		build_kernel patched
 		build_kernel patched-debug
+		build_kernel stock-6.12
+		build_kernel patched-6.12
 	else
 		build_kernel "$which"
 	fi
@@ -242,7 +284,7 @@ build_kernels() {
 # list_kernels: each kernel, built/fetched (release, image) or not
 list_kernels() {
 	local k out dir
-	for k in stock patched patched-debug patched-unchunked; do
+	for k in stock patched patched-debug patched-unchunked stock-6.12 patched-6.12; do
 		out=$(kernel_out "$k")
 		if [[ -f $out/bzImage ]]; then printf '%-18s built   %s  %s\n' "$k" "$(cat "$out/release")" "$out/bzImage"
 		else printf '%-18s not built (cache key %s)\n' "$k" "${out##*-}"; fi

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# checkpatch.pl --strict on every patch of every series of kernel-patches/
+# (kernel-patches/checkpatch.sh, with the checkpatch of each series' base
+# taken from its linux-source tarball): fails on any ERROR. Skips when a
+# base's tarball is absent or there is no perl to run checkpatch.pl.
+. "$(dirname "$0")/../lib.sh"
+command -v perl >/dev/null || skip "no perl to run scripts/checkpatch.pl"
+rc=0
+"$REPO/kernel-patches/checkpatch.sh" >"$T/out" 2>"$T/err" || rc=$?
+cat "$T/out" "$T/err"
+case $rc in
+0) pass "$(tail -n1 "$T/out" | sed 's/^checkpatch: //')" ;;
+3) skip "$(tail -n1 "$T/err" | sed 's/^checkpatch: //')" ;;
+1) fail "$(tail -n1 "$T/out" | sed 's/^checkpatch: //'); the ERROR lines are above" ;;
+*) fail "kernel-patches/checkpatch.sh exit $rc: $(tail -n1 "$T/err")" ;;
+esac
