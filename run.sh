@@ -179,7 +179,9 @@ done
 		echo "kernel $(basename "$c" .csv | sed 's/^torture-//'): $(first_of "$c" kernel)"
 	done
 	vm/longpin-vm kernels 2>/dev/null | grep -E '^(stock|patched|debian)'
-	echo "kernel-patches/series: $(grep -vc '^#' kernel-patches/series 2>/dev/null) patches"
+	for s in kernel-patches/*/series; do
+		echo "$s: $(grep -v '^#' "$s" | grep -c .) patches"
+	done
 	echo "failed: ${failed[*]:-none}"
 } >"$out/RUN.txt"
 if [ ${#tcsvs[@]} -ge 1 ]; then

@@ -174,22 +174,17 @@ need_qemu() {
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (apt-get install -y qemu-system-x86)"
 }
 # contract_of KERNEL: the contract KERNEL's rows must be judged by (1: none).
-# patched-6.12 answers as upstream 6.12 does; it only keeps the data of
-# linux-6.5+'s reclaim rows, known defects that pass when they do not show.
+# patched-6.12 answers as upstream 6.12 does but keeps the data
+# (longpin-6.12: linux-6.5+ without its known data loss).
 contract_of() {
 	case $1 in
 	stock | debian-6.1) echo linux-6.1 ;;
-	stock-6.12 | patched-6.12 | debian-6.12) echo linux-6.5+ ;;
+	stock-6.12 | debian-6.12) echo linux-6.5+ ;;
+	patched-6.12) echo longpin-6.12 ;;
 	patched | patched-*) echo longpin ;;
 	*) return 1 ;;
 	esac
 }
-
-# keeps_data KERNEL: does KERNEL dirty fixed buffers when it unpins them
-# (every kernel with one of our series: patched*, patched-6.12)? Its
-# reclaim rows must then keep the data, even where its contract (6.12's
-# linux-6.5+) lists the loss as a known defect.
-keeps_data() { [[ $1 == patched* ]]; }
 
 # need_kernel NAME: fail on a name that longpin-vm does not know (its one
 # list: longpin-vm kernels --names), skip when its sources cannot be had.

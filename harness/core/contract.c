@@ -2,7 +2,9 @@
 /*
  * Expected verdicts. The tables are data: harness/contracts/NAME.contract,
  * embedded at build time (cmake/embed.cmake). Each has "match" lines that
- * say which kernels it describes and rows "memtype prefault size expected",
+ * say which kernels it describes ("kernel 6.1", "kernel >=6.5", "path P",
+ * "vmstat NAME", "release TEXT": uname -r holds TEXT; the most specific
+ * match wins) and rows "memtype prefault size expected",
  * first match wins, '*' matches anything, size is '*', '>N' or '<=N'.
  * Optional words after the answer: "nofault" says that the attempt must
  * not fault any page (resident pages and dirty kB of the buffer stay as
@@ -33,7 +35,7 @@ extern const char *const lp_contract_texts[];
 
 #define MAX_ROWS 256
 
-enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH, M_VMSTAT };
+enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH, M_VMSTAT, M_RELEASE };
 
 struct crow {
 	char lcase[24];			/* "": the registration */
@@ -138,6 +140,10 @@ static int parse_match(struct contract *c, const char *arg)
 	if (!strncmp(arg, "vmstat ", 7)) {
 		c->match = M_VMSTAT;
 		return sscanf(arg + 7, "%127s", c->path) == 1 ? 0 : -EINVAL;
+	}
+	if (!strncmp(arg, "release ", 8)) {
+		c->match = M_RELEASE;
+		return sscanf(arg + 8, "%127s", c->path) == 1 ? 0 : -EINVAL;
 	}
 	return -EINVAL;
 }
@@ -262,6 +268,8 @@ static int match_score(const struct contract *c, int major, int minor)
 		return access(c->path, F_OK) == 0 ? 3 : 0;
 	case M_VMSTAT:
 		return vmstat_value(c->path) >= 0 ? 3 : 0;
+	case M_RELEASE:
+		return strstr(kernel_release(), c->path) ? 3 : 0;
 	case M_KERNEL_EQ:
 		return major == c->major && minor == c->minor ? 2 : 0;
 	case M_KERNEL_GE:
@@ -299,6 +307,9 @@ const struct contract *contract_select(const char **why)
 	else if (best->match == M_VMSTAT)
 		snprintf(buf, sizeof(buf), "contract %s: /proc/vmstat has %s",
 			 best->name, best->path);
+	else if (best->match == M_RELEASE)
+		snprintf(buf, sizeof(buf), "contract %s: kernel %s has %s",
+			 best->name, rel, best->path);
 	else
 		snprintf(buf, sizeof(buf), "contract %s: kernel %s is %s%d.%d",
 			 best->name, rel, best->match == M_KERNEL_GE ? ">=" : "",

@@ -118,6 +118,22 @@ unchecked)
 	grep -q "no contract describes kernel 5.4.0-test: verdicts are unchecked" "$T/out" || fail "no message"
 	[ "$(csv_get "$T/r.csv" 1 verdict)" = unchecked ] || fail "verdict not unchecked"
 	pass "an unknown kernel gives unchecked rows and says so" ;;
+release-match)
+	# the kernel with our 6.12 series is known by its release (-longpin):
+	# longpin-6.12, whose lifetime cases keep the data where linux-6.5+
+	# (the same kernel without the series) lists the loss
+	# (this host's kernel loses the data: the row is judged against
+	# longpin-6.12 all the same, and fails, exit 1)
+	LONGPIN_KERNEL_RELEASE=6.12.118-longpin run_longpin lifetime lazyfree --mem anon --size 4M --prefault write --csv "$T/p.csv"
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "lazyfree with release 6.12.118-longpin: exit $rc"
+	grep -q "contract longpin-6.12: kernel 6.12.118-longpin has -longpin" "$T/out" || fail "longpin-6.12 not chosen by the release"
+	[ "$(csv_get "$T/p.csv" 1 contract) $(csv_get "$T/p.csv" 1 expected)" = "longpin-6.12 0" ] ||
+		fail "longpin-6.12 row: contract $(csv_get "$T/p.csv" 1 contract), expected $(csv_get "$T/p.csv" 1 expected), want longpin-6.12 0"
+	LONGPIN_KERNEL_RELEASE=6.12.118 run_longpin expected --mem file-shared --prefault write
+	grep -q "^linux-6.5+	file-shared	write	[0-9]*	-EFAULT	1" "$T/out" || fail "6.12.118 is not linux-6.5+'s"
+	LONGPIN_KERNEL_RELEASE=6.12.118-longpin run_longpin expected --mem file-shared --prefault write
+	grep -q "^longpin-6.12	file-shared	write	[0-9]*	-EFAULT	1" "$T/out" || fail "longpin-6.12 does not answer as linux-6.5+"
+	pass "release -longpin chooses longpin-6.12: upstream's answers, lazyfree expects the data kept" ;;
 expect)
 	# --expect overrides the choice: anon against every contract passes,
 	# file-shared cannot pass against two contracts that disagree.

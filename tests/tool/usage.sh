@@ -26,7 +26,7 @@ check "unknown kernel 'nope'" accel --kernel nope
 LONGPIN_ACCEL=fast check "LONGPIN_ACCEL='fast': give kvm, tcg or leave it unset" accel --image "$0"
 # the one list of kernel names that run.sh and the tests ask for
 names=$("$LPVM" kernels --names | paste -sd,)
-[[ $names == stock,patched,patched-debug,patched-unchunked,debian-6.1,debian-6.12 ]] ||
+[[ $names == stock,patched,patched-debug,patched-unchunked,stock-6.12,patched-6.12,debian-6.1,debian-6.12 ]] ||
 	fail "kernels --names printed '$names'"
 out=$(cd "$VMDIR/.." && ./run.sh --kernels nope 2>&1); rc=$?
 ((rc == 2)) && [[ $out == *"one of: $names"* ]] || fail "run.sh --kernels nope: exit $rc, '$out'"

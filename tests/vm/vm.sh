@@ -65,6 +65,23 @@ matrix)
 	accel=$(csv_cols "$T/res/matrix.csv" accel | sort -u)
 	case $accel in tcg|kvm) ;; *) fail "accel '$accel' in the guest's rows, want tcg or kvm" ;; esac
 	pass "$kernel: $n rows, all pass against $contract, secretmem refused, accel $accel" ;;
+bench)
+	# the registration and stall benchmarks (vm/guest/bench.sh) at small
+	# sizes: every row passes its contract and each stall row holds its
+	# sibling's longest call; the figures are ./run.sh's to compare side
+	# by side, not a test's to time
+	guest env LONGPIN_BENCH_SIZES="4M 16M" LONGPIN_STALL_SIZES=16M \
+		LONGPIN_STALL_RUNS=3 LONGPIN_BENCH_CYCLES=2 sh /opt/longpin/run.sh bench
+	[ "$rc" = 0 ] || fail "guest exit status $rc"
+	csv=$T/res/bench.csv
+	[ -f "$csv" ] || fail "no bench.csv"
+	[ "$(csv_cols "$csv" contract | sort -u)" = "$contract" ] || fail "rows not judged by $contract"
+	bad=$(csv_cols "$csv" memtype size prefault verdict | grep -v ' pass$')
+	[ -z "$bad" ] || fail "verdicts not pass: $bad"
+	stall=$(csv_awk "$csv" 'NR > 1 && $col("op") ~ /mmap-probe/ { print $col("probe_max_us") }')
+	[ "$(echo "$stall" | grep -c .)" = 6 ] || fail "want 6 stall rows (16M x write, none x 3), got: $stall"
+	echo "$stall" | grep -qvE '^[0-9]+(\.[0-9]+)?$' && fail "a stall row without its longest call: $stall"
+	pass "$kernel: $(awk 'NR > 1' "$csv" | grep -c .) benchmark rows pass against $contract; stall rows (us): $(echo $stall)" ;;
 counters)
 	# the patched kernel's counters prove the path: written anon is served
 	# by GUP-fast only; refusals are counted by reason

@@ -62,11 +62,19 @@ kernel_key() {
 		echo "$KBUILD_RECIPE"
 		gcc -dumpfullversion 2>/dev/null || true
 		if [[ $name == patched* ]]; then series_digest "$name"; fi
-		if [[ $name == patched-debug ]]; then cat "$DEBUG_FRAGMENT"; fi
+		# the fragments beyond the common one
+		fragments "$name" | tail -n +2 | xargs -r cat
 	} | sha
 }
-# the config fragments of a kernel: patched-debug adds the debug options
-fragments() { echo "$FRAGMENT"; [[ $1 == patched-debug ]] && echo "$DEBUG_FRAGMENT"; true; }
+# the config fragments of a kernel: patched-debug adds the debug options,
+# patched-6.12 the release suffix by which longpin knows it
+fragments() {
+	echo "$FRAGMENT"
+	case $1 in
+	patched-debug) echo "$DEBUG_FRAGMENT" ;;
+	patched-6.12) echo "$VMDIR/patched-6.12.config" ;;
+	esac
+}
 
 # ---------------------------------------------------------------- kernel source
 TREES=$CACHE/trees

@@ -16,8 +16,8 @@ K=${1:-debian-6.12}
 dir=$(cd "$(dirname "$0")" && pwd)
 
 case $K in
-debian-6.12) want_untouched=3 want_dontneed=1 ;;
-stock | patched* | debian-6.1) want_untouched=3 want_dontneed=0 ;;
+debian-6.12 | stock-6.12 | patched-6.12) want_untouched=3 want_dontneed=1 ;;
+stock | patched | patched-debug | patched-unchunked | debian-6.1) want_untouched=3 want_dontneed=0 ;;
 *) fail "no expectation for kernel '$K'" ;;
 esac
 need_qemu
