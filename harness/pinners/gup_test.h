@@ -25,8 +25,12 @@ struct gup_test {
 #define PIN_FAST_BENCHMARK	_IOWR('g', 2, struct gup_test)
 #define PIN_LONGTERM_BENCHMARK	_IOWR('g', 3, struct gup_test)
 
-/* 6.1's include/linux/mm.h; later kernels renumbered FOLL_LONGTERM */
+/*
+ * FOLL_LONGTERM: 6.1's include/linux/mm.h; 6.12's enum in mm_types.h
+ * (renumbered when the FOLL_ flags moved there)
+ */
 #define LP_FOLL_WRITE		0x01
 #define LP_FOLL_LONGTERM_61	0x10000
+#define LP_FOLL_LONGTERM_612	0x100
 
 #endif

@@ -69,21 +69,37 @@ static void gup_close(struct pinner *p)
 
 /*
  * gup-fast passes its flags as they are, so FOLL_LONGTERM must be the
- * running kernel's: its value is known for 6.1 (it moved in later ones).
+ * running kernel's: its value is known for the kernels whose sources
+ * were read (it moved between them); 0 for any other.
  */
+static unsigned int foll_longterm(void)
+{
+	static const struct {
+		int major, minor;
+		unsigned int flag;
+	} known[] = {
+		{ 6, 1, LP_FOLL_LONGTERM_61 },
+		{ 6, 12, LP_FOLL_LONGTERM_612 },
+	};
+	int major = 0, minor = 0;
+	size_t i;
+
+	sscanf(kernel_release(), "%d.%d", &major, &minor);
+	for (i = 0; i < ARRAY_SIZE(known); i++)
+		if (known[i].major == major && known[i].minor == minor)
+			return known[i].flag;
+	return 0;
+}
+
 static int gup_fast_open(struct pinner *p)
 {
-	int major = 0, minor = 0, ret;
+	int ret = gup_open(p);
 
-	ret = gup_open(p);
-	if (ret != LP_OK)
+	if (ret != LP_OK || foll_longterm())
 		return ret;
-	sscanf(kernel_release(), "%d.%d", &major, &minor);
-	if (major == 6 && minor == 1)
-		return LP_OK;
 	gup_close(p);
 	return lp_err(LP_SKIP,
-		      "--pinner gup-fast: longpin knows FOLL_LONGTERM's value for 6.1 kernels only, this is %s: use --pinner gup",
+		      "--pinner gup-fast: longpin knows FOLL_LONGTERM's value for 6.1 and 6.12 kernels only, this is %s: use --pinner gup",
 		      kernel_release());
 }
 
@@ -98,7 +114,7 @@ static int gup_ioctl(const struct pinner *p, struct mem *m,
 		.size = m->len,
 		.nr_pages_per_call = per_call,
 		.gup_flags = (p->write ? LP_FOLL_WRITE : 0) |
-			     (fast ? LP_FOLL_LONGTERM_61 : 0),
+			     (fast ? foll_longterm() : 0),
 	};
 	if (ioctl(p->fd, fast ? PIN_FAST_BENCHMARK : PIN_LONGTERM_BENCHMARK, g))
 		return -errno;
