@@ -12,9 +12,16 @@
 #     and untouched: longpin-compare shows the median [min-max] over them;
 #  3. a refused 64 MiB file-shared registration (needs LONGPIN_FILE_DIR),
 #     for prefault write (nothing left to fault) and none.
-# Rows go to OUT.csv (CSV schema 3, --no-io).
+# Rows go to OUT.csv (CSV schema 3, --no-io). In a guest booted with
+# longpin-vm run --icount N (longpin.icount=N on its command line) the
+# times are instructions (2^N ns each), not the wall clock: the rows'
+# accel column says tcg-icountN. Where each buffer's pages sit, the lines
+# of /proc/self/numa_maps that cover it, goes to OUT-numa.txt.
 set -u
 out=${1:?usage: bench.sh OUT.csv}
+export LONGPIN_NUMA_MAPS=${out%.csv}-numa.txt
+: >"$LONGPIN_NUMA_MAPS"
+icount=$(sed -n 's/.*longpin\.icount=\([0-9]*\).*/\1/p' /proc/cmdline 2>/dev/null)
 bin=${LONGPIN:-longpin}
 cycles=${LONGPIN_BENCH_CYCLES:-5}
 sizes=${LONGPIN_BENCH_SIZES:-4M 8M 16M 32M 64M 128M 256M 512M}
@@ -44,4 +51,6 @@ done
 if [ -n "${LONGPIN_FILE_DIR:-}" ]; then
 	run --mem file-shared --dir "$LONGPIN_FILE_DIR" --size 64M --prefault write,none --cycles "$cycles"
 fi
+# the method, in the rows' own accel column (a field "tcg" alone)
+[ -z "$icount" ] || sed -i "s/,tcg,/,tcg-icount$icount,/" "$out"
 exit $bad
