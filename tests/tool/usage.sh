@@ -47,4 +47,11 @@ runsh "--torture-seconds '0': give whole seconds from 1 to 3600" --torture --tor
 runsh "--torture-seconds 'x'" --torture --torture-seconds x
 runsh "give VM kernels, not host" --torture --kernels stock,host
 runsh "drop --no-fio, --no-bench and --lifetime" --torture --no-bench
+runsh "--repeat '0': give a whole number of benchmark boots from 1 to 20" --repeat 0
+runsh "--repeat 'x'" --repeat x
+runsh "--repeat '21'" --repeat 21
+runsh "--bench-clock 'cpu': give icount (instructions) or wall" --bench-clock cpu
+runsh "--repeat needs --bench-clock icount" --bench-clock wall --repeat 3
+runsh "belong to the benchmarks" --no-bench --repeat 2
+runsh "belong to the benchmarks" --torture --bench-clock wall
 pass "bad input rejected with exit status 2"
