@@ -156,7 +156,9 @@ bench_pids=()
 bench_boot() { # KERNEL I: one boot; its status in $work/bench-KERNEL-I.rc
 	local k=$1 i=$2 res=$work/$k-bench$2 dst=$out/bench/$k.csv rc=0
 	[ "$repeat" = 1 ] || { mkdir -p "$out/bench/r$i"; dst=$out/bench/r$i/$k.csv; }
-	LONGPIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --icount "$ICOUNT_SHIFT" \
+	# 4 GiB: the stall's 1 GiB buffer, its page array and bvecs, beside
+	# the ram disks and huge pages of the guest's set-up
+	LONGPIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --icount "$ICOUNT_SHIFT" --mem 4G \
 		--timeout 7200 --out "$res" -- sh /opt/longpin/run.sh bench \
 		>"$work/bench-$k-$i.log" 2>&1 || rc=$?
 	if [ -f "$res/bench.csv" ]; then

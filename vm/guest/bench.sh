@@ -8,7 +8,7 @@
 #     thread on another CPU loops mmap, a write and munmap of one page
 #     while the buffer registers and unregisters once (--cycles 1 --mmap-probe, op register-mmap-probe);
 #     its longest call is that registration's stall. STALL_RUNS (11)
-#     processes per size (16, 64, 256 MiB: LONGPIN_STALL_SIZES), written
+#     processes per size (16, 64, 256 MiB, 1 GiB: LONGPIN_STALL_SIZES), written
 #     and untouched: longpin-compare shows the median [min-max] over them;
 #  3. a refused 64 MiB file-shared registration (needs LONGPIN_FILE_DIR),
 #     for prefault write (nothing left to fault) and none.
@@ -25,7 +25,7 @@ icount=$(sed -n 's/.*longpin\.icount=\([0-9]*\).*/\1/p' /proc/cmdline 2>/dev/nul
 bin=${LONGPIN:-longpin}
 cycles=${LONGPIN_BENCH_CYCLES:-5}
 sizes=${LONGPIN_BENCH_SIZES:-4M 8M 16M 32M 64M 128M 256M 512M}
-stall_sizes=${LONGPIN_STALL_SIZES:-16M 64M 256M}
+stall_sizes=${LONGPIN_STALL_SIZES:-16M 64M 256M 1G}
 stall_runs=${LONGPIN_STALL_RUNS:-11}
 bad=0
 
