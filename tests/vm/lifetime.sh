@@ -74,10 +74,13 @@ for m in $types; do
 			[ -n "$(get lifetime-$c "$m" verdict)" ] || fail "$c $m: no row, though $contract registers $m"
 		fi
 	done
-	got=$(get lifetime-update "$m" result | sort -u)
-	[ "$want" = 0 ] || want=$(echo "$want" | sed 's/^-//')
-	[ "$got" = 0 ] || got=$(get lifetime-update "$m" errno | sort -u)
-	[ "$got" = "$want" ] || fail "update $m: $got, contract $contract says $want"
+	# update: per prefault, the contract's answer for registering $m
+	# there (fsdax-private registers on 6.5+ only once written)
+	for pf in none read write; do
+		w=$("$LONGPIN" expected --expect "$contract" --mem "$m" --size 4M --prefault $pf | cut -f5)
+		g=$(csv_awk "$csv" -v m="$m" -v pf=$pf '$col("op") == "lifetime-update" && $col("memtype") == m && $col("prefault") == pf { print $col("result") == 0 ? 0 : "-" $col("errno") }')
+		[ "$g" = "$w" ] || fail "update $m $pf: answered '$g', contract $contract says $w"
+	done
 done
 # limits
 [ "$(get limit-nbufs-16384 anon result) $(get limit-nbufs-16385 anon errno) $(get limit-1g anon result) $(get limit-1g+4k anon errno)" = "0 EINVAL 0 EFAULT" ] ||
