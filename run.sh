@@ -4,6 +4,11 @@
 # comparison (report.md, plots/). See README.md.
 #   ./run.sh [--kernels stock,patched,patched-unchunked,debian-6.1,debian-6.12,host,patched-debug]
 #            [--out DIR] [--no-fio] [--no-bench] [--lifetime]
+#            [--bench-clock icount|wall] [--repeat N]
+#            benchmarks: in a boot of their own under QEMU's -icount (the
+#            guest's clock counts instructions: figures do not move with
+#            the host's load), or in the matrix's boot on the wall clock;
+#            --repeat N boots each kernel's benchmarks N times (bench/rI/)
 #   ./run.sh --torture [--kernels LIST] [--torture-seconds N] [--out DIR]
 #            longpin --torture on every memory type instead: 30 s per type
 #            (60 s on a -debug kernel), kernels stock,patched,patched-debug
@@ -23,7 +28,14 @@ lifetime=0
 torture=0
 kgiven=0
 tsecs=
-usage() { sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; }
+bclock=icount
+repeat=1
+# each guest instruction counts 2^0 ns: about what TCG runs here (patched
+# registers a written page in 313 instructions and ~330 ns of wall clock),
+# so the guest's timers (the 4 ms tick, rwsem's one-jiffy handoff) keep
+# the proportions they have in a wall-clock run
+ICOUNT_SHIFT=0
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernels) kernels=${2:?--kernels needs a comma-separated list}; kgiven=1; shift 2 ;;
@@ -32,6 +44,16 @@ while [ $# -gt 0 ]; do
 	--no-bench) nobench=1; shift ;;
 	--lifetime) lifetime=1; shift ;;
 	--torture) torture=1; shift ;;
+	--bench-clock)
+		bclock=${2:-}
+		[[ $bclock == icount || $bclock == wall ]] ||
+			{ echo "run.sh: --bench-clock '$bclock': give icount (instructions) or wall (the wall clock)" >&2; exit 2; }
+		shift 2 ;;
+	--repeat)
+		repeat=${2:-}
+		[[ $repeat =~ ^[1-9][0-9]*$ ]] && [ "$repeat" -le 20 ] ||
+			{ echo "run.sh: --repeat '$repeat': give a whole number of benchmark boots from 1 to 20" >&2; exit 2; }
+		shift 2 ;;
 	--torture-seconds)
 		tsecs=${2:-}
 		[[ $tsecs =~ ^[1-9][0-9]*$ ]] && [ "$tsecs" -le 3600 ] ||
@@ -49,6 +71,12 @@ elif [ -n "$tsecs" ]; then
 	echo "run.sh: --torture-seconds belongs to --torture: give --torture too" >&2
 	exit 2
 fi
+if [ $torture = 1 ] || [ $nobench = 1 ]; then
+	[[ $args != *--repeat* && $args != *--bench-clock* ]] ||
+		{ echo "run.sh: --repeat and --bench-clock belong to the benchmarks: drop them with --torture or --no-bench" >&2; exit 2; }
+fi
+[ "$bclock" = icount ] || [ "$repeat" = 1 ] ||
+	{ echo "run.sh: --repeat needs --bench-clock icount (a wall-clock repeat shares the matrix's boot)" >&2; exit 2; }
 IFS=, read -ra list <<<"$kernels"
 names=$(vm/longpin-vm kernels --names)	# the one list of kernel names
 for k in "${list[@]}"; do
@@ -97,8 +125,9 @@ run_vm() {
 	if [ "$k" = patched-unchunked ]; then
 		[ $nobench = 1 ] && { stage "kernel $k: benchmarks only, and --no-bench: skipped"; return 0; }
 		benchonly=1 phases=()
+		[ "$bclock" = icount ] && return 0	# run_bench boots it
 	fi
-	[ $nobench = 0 ] && phases+=(bench)
+	[ $nobench = 0 ] && [ "$bclock" = wall ] && phases+=(bench)
 	[ $benchonly = 0 ] && [ $lifetime = 1 ] && phases+=(lifetime)
 	if [ $benchonly = 0 ] && [ $nofio = 0 ]; then
 		adds+=(--fio)
@@ -121,6 +150,40 @@ run_vm() {
 	[ -f "$out/$k.csv" ] || [ $benchonly = 1 ] || { echo "run.sh: kernel $k produced no results (exit $rc)" >&2; return 1; }
 	[ $benchonly = 0 ] || [ -f "$out/bench/$k.csv" ] || { echo "run.sh: kernel $k produced no benchmark (exit $rc)" >&2; return 1; }
 	return $rc
+}
+
+# the benchmarks under -icount: a boot of their own per repeat (the
+# matrix's boot runs on the wall clock); their CSVs to bench/<kernel>.csv,
+# or bench/rI/<kernel>.csv with --repeat. Counted in instructions, their
+# figures do not depend on what else runs: the boots go to the background,
+# at most one per core at a time, beside the next kernel's matrix.
+bench_pids=()
+bench_boot() { # KERNEL I: one boot; its status in $work/bench-KERNEL-I.rc
+	local k=$1 i=$2 res=$work/$k-bench$2 dst=$out/bench/$k.csv rc=0
+	[ "$repeat" = 1 ] || { mkdir -p "$out/bench/r$i"; dst=$out/bench/r$i/$k.csv; }
+	# 4 GiB: the stall's 1 GiB buffer, its page array and bvecs, beside
+	# the ram disks and huge pages of the guest's set-up
+	LONGPIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --icount "$ICOUNT_SHIFT" --mem 4G \
+		--timeout 7200 --out "$res" -- sh /opt/longpin/run.sh bench \
+		>"$work/bench-$k-$i.log" 2>&1 || rc=$?
+	if [ -f "$res/bench.csv" ]; then
+		cp "$res/bench.csv" "$dst"
+		[ -f "$res/bench-numa.txt" ] && cp "$res/bench-numa.txt" "${dst%.csv}-numa.txt"
+	else
+		echo "run.sh: kernel $k produced no benchmark in boot $i (exit $rc; log $work/bench-$k-$i.log)" >&2
+		[ $rc != 0 ] || rc=1
+	fi
+	echo $rc >"$work/bench-$k-$i.rc"
+	stage "kernel $k: benchmarks boot $i of $repeat done (exit $rc)"
+}
+run_bench() {
+	local k=$1 i
+	for ((i = 1; i <= repeat; i++)); do
+		while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
+		stage "kernel $k: benchmarks under -icount, boot $i of $repeat (in the background)"
+		bench_boot "$k" "$i" &
+		bench_pids+=($!)
+	done
 }
 
 # --torture: one boot per kernel, longpin --torture on every memory type
@@ -154,16 +217,35 @@ for k in "${list[@]}"; do
 	stage "kernel $i/${#list[@]}: $k (then: ${list[*]:i})"
 	if [ $torture = 1 ]; then run_torture "$k"
 	elif [ "$k" = host ]; then run_host
-	else run_vm "$k"; fi
+	else
+		run_vm "$k"
+		rc=$?
+		[ $nobench = 0 ] && [ "$bclock" = icount ] && run_bench "$k"
+		(exit $rc)
+	fi
 	rc=$?
 	[ $rc = 0 ] || { failed+=("$k (exit $rc)"); stage "kernel $k: FAILED (exit $rc), going on with the others"; }
 done
 
+if [ ${#bench_pids[@]} -gt 0 ]; then
+	stage "benchmarks: waiting for ${#bench_pids[@]} boot(s)"
+	wait "${bench_pids[@]}"
+	for k in "${list[@]}"; do
+		for ((i = 1; i <= repeat; i++)); do
+			[ -f "$work/bench-$k-$i.rc" ] || continue
+			rc=$(cat "$work/bench-$k-$i.rc")
+			[ "$rc" = 0 ] || failed+=("$k benchmarks boot $i (exit $rc)")
+		done
+	done
+fi
 csvs=() bcsvs=() tcsvs=()
 for k in "${list[@]}"; do
 	[ -f "$out/torture-$k.csv" ] && tcsvs+=("$out/torture-$k.csv")
 	[ -f "$out/$k.csv" ] && csvs+=("$out/$k.csv")
 	[ -f "$out/bench/$k.csv" ] && bcsvs+=("$out/bench/$k.csv")
+	for ((i = 1; i <= repeat && repeat > 1; i++)); do
+		[ -f "$out/bench/r$i/$k.csv" ] && bcsvs+=("$out/bench/r$i/$k.csv")
+	done
 done
 {
 	echo "command: ${LONGPIN_CACHE:+LONGPIN_CACHE=$LONGPIN_CACHE }./run.sh $args"
@@ -172,6 +254,9 @@ done
 	echo "date: $(date -u +%FT%TZ)"
 	echo "host: $(uname -r), $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)" GiB"}' /proc/meminfo)"
 	[ -z "$accel_line" ] || echo "$accel_line"
+	[ $nobench = 1 ] || [ $torture = 1 ] || echo "benchmarks: $([ "$bclock" = icount ] &&
+		echo "-icount shift=$ICOUNT_SHIFT (guest time counts instructions), $repeat boot(s) per kernel" ||
+		echo "wall clock, in the matrix's boot")"
 	for c in "${csvs[@]}"; do
 		echo "kernel $(basename "$c" .csv): $(first_of "$c" kernel)"
 	done
@@ -196,7 +281,9 @@ if [ ${#csvs[@]} -ge 2 ]; then
 		failed+=("compare")
 fi
 if [ ${#bcsvs[@]} -ge 2 ]; then
-	build/longpin-compare --report "$out/bench/report.md" --plots "$out/bench/plots" "${bcsvs[@]}" \
+	ropt=()
+	[ "$repeat" = 1 ] || ropt=(--repeats)	# bench/rI/K.csv: repeats of kernel K
+	build/longpin-compare "${ropt[@]}" --report "$out/bench/report.md" --plots "$out/bench/plots" "${bcsvs[@]}" \
 		>"$out/bench/compare.txt" || failed+=("bench compare")
 	stage "benchmarks: $out/bench/report.md"
 fi

@@ -25,6 +25,7 @@ static const char *const col_name[NCOLS] = {
 	"ratio_min", "ratio_med", "ratio_max",
 	"probe_calls", "probe_p999_us", "probe_max_us",
 	"vmpin_leak_kb", "data_check", "kernel", "contract", "accel",
+	"cycles",
 };
 
 /* io_uring first: the pinner of files that have no pinner column */
@@ -272,8 +273,19 @@ static int load_file(struct cmp *c, int i)
 	char err[512];
 	int k;
 
-	if (csv_load(f->path, &f->csv, err, sizeof(err)))
+	if (f->nrep > 1) {
+		size_t rows[MAX_REPEATS], r = 0;
+		int j;
+
+		if (csv_load_many(f->rpath, f->nrep, &f->csv, rows, err, sizeof(err)))
+			return usage_err("%s", err);
+		f->rep = xcalloc(f->csv.nrows, sizeof(*f->rep));
+		for (j = 0; j < f->nrep; j++)
+			for (size_t e = r + rows[j]; r < e && r < f->csv.nrows; r++)
+				f->rep[r] = j;
+	} else if (csv_load(f->path, &f->csv, err, sizeof(err))) {
 		return usage_err("%s", err);
+	}
 	for (k = 0; k < NCOLS; k++)
 		f->col[k] = csv_col(&f->csv, col_name[k]);
 	if (check_pinners(c, f))
@@ -285,7 +297,8 @@ static int load_file(struct cmp *c, int i)
 		return 0;
 	/* pinner is new in schema 3: a file without it is all io_uring */
 	for (k = 0; k < NCOLS; k++)
-		if (k != C_PINNER && (f->col[k] < 0) != (c->file[0].col[k] < 0))
+		if (k != C_PINNER && k != C_CYCLES &&
+		    (f->col[k] < 0) != (c->file[0].col[k] < 0))
 			return usage_err("%s:1: column '%s' is in %s but not in %s: compare files written by the same longpin version",
 					 f->path, col_name[k],
 					 f->col[k] < 0 ? c->file[0].path : f->path,
@@ -472,12 +485,15 @@ void key_label(char *buf, size_t n, const char *key, bool with_pf)
 
 static void usage(FILE *o)
 {
-	fputs("usage: " PROG " [--report FILE.md] [--plots DIR] [--baseline LABEL] A.csv B.csv [...]\n"
+	fputs("usage: " PROG " [--report FILE.md] [--plots DIR] [--baseline LABEL] [--repeats] A.csv B.csv [...]\n"
 	      "  Joins longpin CSV files (schemas 1 to 3; one per kernel, labelled by basename\n"
 	      "  without .csv) on source, pinner, memtype, prefault, size, op; shows differing\n"
 	      "  results, what each long-term pinner (`longpin pinners`) gets when\n"
 	      "  the files hold more than one, and performance against the baseline (default:\n"
-	      "  the first file).\n", o);
+	      "  the first file).\n"
+	      "  --repeats: files of one basename (r1/stock.csv r2/stock.csv ...) are repeats\n"
+	      "  of one kernel: each figure is the median over the repeats of each repeat's\n"
+	      "  own median, its [min-max] the range of those, with their spread.\n", o);
 }
 
 static void cmp_free(struct cmp *c)
@@ -488,11 +504,48 @@ static void cmp_free(struct cmp *c)
 	for (i = 0; i < c->nfiles; i++) {
 		csv_free(&c->file[i].csv);
 		free(c->file[i].key);
+		free(c->file[i].rep);
 	}
 	for (k = 0; k < c->nkeys; k++)
 		free(c->key[k]);
 	free(c->key);
 	free(c->cell);
+}
+
+/*
+ * --repeats: the files of one basename are one kernel, read as one CSV;
+ * kernels in the order of their first file.
+ */
+static int group_repeats(struct cmp *c, char **paths, int n)
+{
+	struct file tmp;
+	int i, j;
+
+	for (i = 0; i < n; i++) {
+		memset(&tmp, 0, sizeof(tmp));
+		tmp.path = paths[i];
+		set_label(&tmp);
+		for (j = 0; j < c->nfiles; j++)
+			if (!strcmp(c->file[j].label, tmp.label))
+				break;
+		if (j == c->nfiles) {
+			if (c->nfiles == MAX_FILES)
+				return usage_err("--repeats: more than %d kernels: give fewer files",
+						 MAX_FILES);
+			c->file[j] = tmp;
+			c->nfiles++;
+		}
+		if (c->file[j].nrep == MAX_REPEATS)
+			return usage_err("--repeats: more than %d files of kernel %s: give fewer repeats",
+					 MAX_REPEATS, tmp.label);
+		c->file[j].rpath[c->file[j].nrep++] = paths[i];
+	}
+	if (c->nfiles < 2)
+		return usage_err("--repeats: give files of 2 kernels or more (got %d): longpin-compare --help",
+				 c->nfiles);
+	for (j = 0; j < c->nfiles; j++)
+		c->have_repeats |= c->file[j].nrep > 1;
+	return 0;
 }
 
 static int find_base(struct cmp *c, const char *label)
@@ -519,11 +572,13 @@ int main(int argc, char **argv)
 		{ "report", required_argument, NULL, 'r' },
 		{ "plots", required_argument, NULL, 'p' },
 		{ "baseline", required_argument, NULL, 'b' },
+		{ "repeats", no_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	const char *report = NULL, *plots = NULL, *baseline = NULL;
 	struct cmp c = { 0 };
+	bool repeats = false;
 	int opt, i, ret = EXIT_USAGE;
 
 	opterr = 0;
@@ -532,6 +587,7 @@ int main(int argc, char **argv)
 		case 'r': report = optarg; break;
 		case 'p': plots = optarg; break;
 		case 'b': baseline = optarg; break;
+		case 'R': repeats = true; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
 			return usage_err("%s needs a value: " PROG " --help",
@@ -541,17 +597,22 @@ int main(int argc, char **argv)
 					 argv[optind - 1]);
 		}
 	}
-	c.nfiles = argc - optind;
-	if (c.nfiles < 2 || c.nfiles > MAX_FILES) {
-		usage_err("give 2 to %d CSV files (got %d): longpin-compare --help",
-			  MAX_FILES, c.nfiles);
-		return EXIT_USAGE;
+	if (repeats) {
+		if (group_repeats(&c, argv + optind, argc - optind))
+			return EXIT_USAGE;
+	} else {
+		c.nfiles = argc - optind;
+		if (c.nfiles < 2 || c.nfiles > MAX_FILES) {
+			usage_err("give 2 to %d CSV files (got %d): longpin-compare --help",
+				  MAX_FILES, c.nfiles);
+			return EXIT_USAGE;
+		}
+		for (i = 0; i < c.nfiles; i++)
+			c.file[i].path = argv[optind + i];
 	}
-	for (i = 0; i < c.nfiles; i++) {
-		c.file[i].path = argv[optind + i];
+	for (i = 0; i < c.nfiles; i++)
 		if (load_file(&c, i))
 			goto out;
-	}
 	unique_labels(&c);
 	if (find_base(&c, baseline))
 		goto out;

@@ -16,6 +16,7 @@
 
 #define PROG		"longpin-compare"
 #define MAX_FILES	16
+#define MAX_REPEATS	32	/* files of one kernel with --repeats */
 #define EXIT_USAGE	2
 
 /*
@@ -39,7 +40,7 @@ enum col {
 	C_PLN_MIN, C_PLN_MED, C_PLN_MAX,
 	C_RAT_MIN, C_RAT_MED, C_RAT_MAX,
 	C_PROBE_CALLS, C_PROBE_P999, C_PROBE_MAX,
-	C_LEAK, C_DCHECK, C_KERNEL, C_CONTRACT, C_ACCEL,
+	C_LEAK, C_DCHECK, C_KERNEL, C_CONTRACT, C_ACCEL, C_CYCLES,
 	NCOLS
 };
 
@@ -51,6 +52,9 @@ struct file {
 	size_t *key;		/* key index of each row */
 	int npass, nfail, ndefect, nfixed, nunchecked, nother;
 	char accel[48];		/* its rows' accel values: "tcg", "none/kvm"; "?" unknown */
+	int nrep;		/* files read as repeats of one kernel (--repeats) */
+	const char *rpath[MAX_REPEATS];
+	int *rep;		/* the repeat (file) of each row */
 };
 
 struct range {
@@ -68,6 +72,10 @@ struct cell {
 	long leak_kb;		/* most kB left pinned by one of its rows */
 	int ncorrupt;		/* rows whose data check failed */
 	bool emulated;		/* a row was measured under TCG: MiB/s are not hardware's */
+	bool icount;		/* a row's times count instructions (accel tcg-icountN) */
+	int nrep;		/* repeats with a figure (--repeats), else 1 */
+	long reg_samples;	/* registrations behind reg, over all repeats */
+	long probe_samples;	/* registrations behind probe_max */
 };
 
 struct cmp {
@@ -80,6 +88,8 @@ struct cmp {
 	struct cell *cell;	/* nkeys * nfiles */
 	bool have_probe;
 	bool have_emulated;	/* a cell with I/O figures is emulated */
+	bool have_repeats;	/* --repeats merged two files or more */
+	bool have_icount;	/* a cell measured in instructions */
 	size_t nfirst_only;	/* keys with cycles in some files only */
 };
 

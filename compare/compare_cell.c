@@ -108,6 +108,60 @@ static struct range combine(const struct file *f, const size_t *rows,
 	return rg;
 }
 
+/*
+ * combine() per repeat (--repeats): each repeat's median is one figure;
+ * the range is the median, min and max of those. One file: combine().
+ */
+static struct range combine_rep(const struct file *f, const size_t *rows,
+				size_t n, enum col med, int pref, int lo,
+				int hi, int *nrep)
+{
+	struct range rg = { INFINITY, 0, -INFINITY, false }, one;
+	size_t *sub, i, m;
+	double v[MAX_REPEATS];
+	int r, nv = 0;
+
+	*nrep = 1;
+	if (f->nrep <= 1)
+		return combine(f, rows, n, med, pref, lo, hi);
+	sub = xcalloc(n, sizeof(*sub));
+	for (r = 0; r < f->nrep; r++) {
+		for (i = m = 0; i < n; i++)
+			if (f->rep[rows[i]] == r)
+				sub[m++] = rows[i];
+		one = combine(f, sub, m, med, pref, -1, -1);
+		if (!one.ok)
+			continue;
+		v[nv++] = one.med;
+		rg.min = fmin(rg.min, one.med);
+		rg.max = fmax(rg.max, one.med);
+	}
+	free(sub);
+	if (nv) {
+		rg.med = median(v, nv);
+		rg.ok = true;
+		*nrep = nv;
+	}
+	return rg;
+}
+
+/* registrations behind a figure: each row's cycles, or 1 */
+static long samples(const struct file *f, const size_t *rows, size_t n,
+		    bool cycles, enum col need)
+{
+	long s = 0, c;
+	double x;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!num(col_get(f, rows[i], need), &x))
+			continue;
+		c = cycles ? atol(col_get(f, rows[i], C_CYCLES)) : 0;
+		s += c > 0 ? c : 1;
+	}
+	return s;
+}
+
 static bool row_cycles(const struct file *f, size_t r)
 {
 	double x;
@@ -145,6 +199,7 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
 	const struct file *f = &c->file[fi];
 	size_t *rows = xcalloc(f->csv.nrows, sizeof(*rows)), r, n = 0;
 	char res[64], all[56] = "";
+	int nr;
 
 	for (r = 0; r < f->csv.nrows; r++)
 		if (f->key[r] == k)
@@ -157,20 +212,27 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
 		if (row_leak(f, rows[r]) > cl->leak_kb)
 			cl->leak_kb = row_leak(f, rows[r]);
 		cl->ncorrupt += row_corrupt(f, rows[r]);
-		cl->emulated |= !strcmp(col_get(f, rows[r], C_ACCEL), "tcg");
+		cl->emulated |= !strncmp(col_get(f, rows[r], C_ACCEL), "tcg", 3);
+		cl->icount |= strstr(col_get(f, rows[r], C_ACCEL), "icount") != NULL;
 	}
+	if (cl->icount)
+		c->have_icount = true;
 	snprintf(cl->res, sizeof(cl->res), "%s%s", strchr(all, '/') ? "mixed " : "", all);
 	if (cycles)
-		cl->reg = combine(f, rows, n, C_REG, C_CYC_MED, C_CYC_MIN,
-				  C_CYC_MAX);
+		cl->reg = combine_rep(f, rows, n, C_REG, C_CYC_MED, C_CYC_MIN,
+				      C_CYC_MAX, &cl->nrep);
 	else
-		cl->reg = combine(f, rows, n, C_REG, -1, -1, -1);
+		cl->reg = combine_rep(f, rows, n, C_REG, -1, -1, -1, &cl->nrep);
+	cl->reg_samples = samples(f, rows, n, cycles, C_REG);
+	cl->probe_samples = samples(f, rows, n, false, C_PROBE_MAX);
 	cl->fixed = combine(f, rows, n, C_FIX_MED, -1, C_FIX_MIN, C_FIX_MAX);
 	cl->plain = combine(f, rows, n, C_PLN_MED, -1, C_PLN_MIN, C_PLN_MAX);
 	cl->ratio = combine(f, rows, n, C_RAT_MED, -1, C_RAT_MIN, C_RAT_MAX);
-	cl->probe_calls = combine(f, rows, n, C_PROBE_CALLS, -1, -1, -1);
-	cl->probe_p999 = combine(f, rows, n, C_PROBE_P999, -1, -1, -1);
-	cl->probe_max = combine(f, rows, n, C_PROBE_MAX, -1, -1, -1);
+	cl->probe_calls = combine_rep(f, rows, n, C_PROBE_CALLS, -1, -1, -1, &nr);
+	cl->probe_p999 = combine_rep(f, rows, n, C_PROBE_P999, -1, -1, -1, &nr);
+	cl->probe_max = combine_rep(f, rows, n, C_PROBE_MAX, -1, -1, -1, &nr);
+	if (cl->probe_max.ok && nr > cl->nrep)
+		cl->nrep = nr;
 	if (cl->probe_max.ok)
 		c->have_probe = true;
 	if (cl->emulated && (cl->fixed.ok || cl->plain.ok))

@@ -329,6 +329,120 @@ static int plot_bars(FILE *dat, FILE *gp, const struct cmp *c, int which)
 	return n;
 }
 
+/* Keys of harness anon rows of @op and @pf, by size (at most @max). */
+static size_t size_keys(const struct cmp *c, const char *op, const char *pf,
+			size_t *out, size_t max)
+{
+	struct key_fields kf;
+	size_t k, n = 0, i, j, t;
+
+	for (k = 0; k < c->nkeys && n < max; k++) {
+		key_split(&kf, c->key[k]);
+		if (!strcmp(kf.source, "harness") && !strcmp(kf.memtype, "anon") &&
+		    !strcmp(kf.op, op) && !strcmp(kf.prefault, pf) && !kf.fs)
+			out[n++] = k;
+	}
+	for (i = 1; i < n; i++)	/* insertion sort by size */
+		for (j = i; j > 0; j--) {
+			struct key_fields a, b;
+
+			key_split(&a, c->key[out[j - 1]]);
+			key_split(&b, c->key[out[j]]);
+			if (strtoull(a.size, NULL, 10) <= strtoull(b.size, NULL, 10))
+				break;
+			t = out[j];
+			out[j] = out[j - 1];
+			out[j - 1] = t;
+		}
+	return n;
+}
+
+/* one block of size (MiB) and each kernel's median, min, max */
+static size_t size_block(FILE *dat, const struct cmp *c, const char *op,
+			 const char *pf, bool stall)
+{
+	size_t keys[64], n = size_keys(c, op, pf, keys, 64), i, rows = 0;
+	struct key_fields kf;
+	int f;
+
+	for (i = 0; i < n; i++) {
+		bool any = false;
+
+		for (f = 0; f < c->nfiles; f++) {
+			const struct cell *cl = cell_of(c, keys[i], f);
+
+			any |= !strcmp(cl->res, "0") &&
+			       (stall ? cl->probe_max.ok : cl->reg.ok);
+		}
+		if (!any)
+			continue;
+		key_split(&kf, c->key[keys[i]]);
+		fprintf(dat, "%g", strtoull(kf.size, NULL, 10) / 1048576.0);
+		for (f = 0; f < c->nfiles; f++) {
+			const struct cell *cl = cell_of(c, keys[i], f);
+
+			if (strcmp(cl->res, "0"))
+				fputs(" NaN NaN NaN", dat);
+			else
+				bar_value(dat, stall ? &cl->probe_max : &cl->reg, true);
+		}
+		fputc('\n', dat);
+		rows++;
+	}
+	fputs("\n\n", dat);
+	return rows;
+}
+
+static const char *method_of(const struct cmp *c)
+{
+	return c->have_icount ? "guest instructions (QEMU -icount)" :
+	       "wall clock";
+}
+
+/*
+ * @stall 0: registration ns per page against the buffer's size, a line
+ * per kernel (prefault write, --cycles rows); 1: the sibling's longest
+ * call per registration against size, written and untouched. Log-log.
+ */
+static size_t plot_size(FILE *dat, FILE *gp, const struct cmp *c, bool stall)
+{
+	const char *name = stall ? "stall-size" : "reg-size";
+	size_t nw, nn = 0;
+	int i, b;
+
+	nw = size_block(dat, c, stall ? "register-mmap-probe" : "register", "write", stall);
+	if (stall)
+		nn = size_block(dat, c, "register-mmap-probe", "none", true);
+	fprintf(gp, "set terminal png noenhanced size 900,560\nset output '%s.png'\n", name);
+	fprintf(gp, "set title \"%s\\n%s; median, error bars min-max%s\"\n",
+		stall ? "Longest mmap+write+munmap of a sibling thread per registration" :
+			"Registration ns per 4 KiB page, written anonymous memory",
+		method_of(c), c->have_repeats ? " over repeats" : "");
+	fprintf(gp, "set xlabel 'buffer MiB (log)'\nset ylabel '%s (log)'\n",
+		stall ? "stall us" : "ns per page");
+	fputs("set logscale xy\nset grid\nset key outside right top vertical\n"
+	      "set datafile missing 'NaN'\nset xtics (4,8,16,32,64,128,256,512,1024)\n", gp);
+	for (b = 0, i = 0; b < (stall ? 2 : 1); b++) {
+		size_t rows = b ? nn : nw;
+		int f;
+
+		if (!rows)
+			continue;
+		for (f = 0; f < c->nfiles; f++, i++) {
+			char t[96];
+
+			fprintf(gp, "%s'%s.dat' index %d using 1:%d:%d:%d with yerrorlines lc %d dt %d pt %d title ",
+				i ? ", \\\n     " : "plot ", name, b, 2 + 3 * f,
+				3 + 3 * f, 4 + 3 * f, f + 1, b ? 2 : 1, 7 - 2 * b);
+			snprintf(t, sizeof(t), "%s%s", c->file[f].label,
+				 stall ? (b ? " untouched" : " written") : "");
+			gp_str(gp, t);
+		}
+	}
+	fputc('\n', gp);
+	return nw + nn;
+}
+
 static int open_pair(const char *dir, const char *name, FILE **dat, FILE **gp)
 {
 	char *d = xasprintf("%s/%s.dat", dir, name);
@@ -403,19 +517,22 @@ static int run_gnuplot(const char *dir, const char *name)
 
 int write_plots(const struct cmp *c, const char *dir)
 {
-	static const char *const name[] = { "verdicts", "reg", "ratio" };
-	bool made[3] = { c->nkeys > 0, false, false };
+	static const char *const name[] = { "verdicts", "reg", "ratio",
+					    "reg-size", "stall-size" };
+	bool made[5] = { c->nkeys > 0, false, false, false, false };
 	FILE *dat, *gp;
 	int i, ret;
 
 	if (mkdir(dir, 0777) && errno != EEXIST)
 		return usage_err("%s: %s: give a directory that can be created",
 				 dir, strerror(errno));
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 5; i++) {
 		ret = open_pair(dir, name[i], &dat, &gp);
 		if (ret)
 			return ret;
-		if (i)
+		if (i >= 3)
+			made[i] = plot_size(dat, gp, c, i == 4) > 0;
+		else if (i)
 			made[i] = plot_bars(dat, gp, c, i - 1) > 0;
 		else if (c->npinners > 1)
 			plot_panels(dat, gp, c);
@@ -432,7 +549,7 @@ int write_plots(const struct cmp *c, const char *dir)
 	}
 	ret = 0;
 	printf("\nplots in %s:", dir);
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 5; i++)
 		if (made[i]) {
 			ret |= run_gnuplot(dir, name[i]);
 			printf(" %s.png", name[i]);

@@ -485,6 +485,78 @@ static void sect_rel(FILE *o, const struct cmp *c, bool md)
 	emulated_note(o, c, md);
 }
 
+/* "±1.3%": the larger distance of min or max from the median */
+static void fmt_spread(char *buf, size_t n, const struct range *r)
+{
+	double d = fmax(r->med - r->min, r->max - r->med);
+
+	if (!r->ok || r->med <= 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%s%.1f%%", d > 0 ? "+-" : "", 100 * d / r->med);
+}
+
+static void spread_row(struct table *t, const char *lab, const char *kernel,
+		       const char *fig, const struct cell *cl,
+		       const struct range *r, long nsamp)
+{
+	char med[32], sp[64], ns[64];
+
+	if (!r->ok)
+		return;
+	fmt_num(med, sizeof(med), r->med);
+	fmt_spread(sp, sizeof(sp), r);
+	if (cl->nrep > 1) {
+		strncat(sp, " over repeats", sizeof(sp) - strlen(sp) - 1);
+		snprintf(ns, sizeof(ns), "%d repeats, %ld in all", cl->nrep, nsamp);
+	} else {
+		strncat(sp, " within the run", sizeof(sp) - strlen(sp) - 1);
+		snprintf(ns, sizeof(ns), "%ld", nsamp);
+	}
+	tab_add(t, (const char *[]){ lab, kernel, fig,
+				     cl->icount ? "instructions" : "wall clock",
+				     med, sp, ns });
+}
+
+/*
+ * Per benchmark figure: how it was measured (instructions under -icount,
+ * or the wall clock), its median, its spread (over the repeats with
+ * --repeats: each repeat's own median against their median; else over the
+ * samples of the one run) and the registrations behind it.
+ */
+static void sect_spread(FILE *o, const struct cmp *c, bool md)
+{
+	struct table t = { .ncols = 7 };
+	char lab[256];
+	size_t k;
+	int i;
+
+	heading(o, md, "Benchmark figures: method, median, spread, samples");
+	tab_add(&t, (const char *[]){ "key", "kernel", "figure", "method",
+				      "median", "spread", "samples" });
+	for (k = 0; k < c->nkeys; k++)
+		for (i = 0; i < c->nfiles; i++) {
+			const struct cell *cl = cell_of(c, k, i);
+
+			if (strcmp(cl->res, "0"))	/* refusals: no registration */
+				continue;
+			key_label(lab, sizeof(lab), c->key[k], true);
+			spread_row(&t, lab, c->file[i].label, "reg ns/page", cl,
+				   &cl->reg, cl->reg_samples);
+			spread_row(&t, lab, c->file[i].label, "stall us", cl,
+				   &cl->probe_max, cl->probe_samples);
+		}
+	if (t.nrows > 1)
+		tab_print(o, &t, md);
+	else
+		fprintf(o, "%sno benchmark figures\n", md ? "" : "  ");
+	tab_free(&t);
+	fprintf(o, "%sinstructions: QEMU's -icount, the guest's clock counts executed instructions\n"
+		"%s(2^shift ns each): a figure does not move with the host's load. stall: the\n"
+		"%slongest mmap+write+munmap of a sibling thread over one registration.\n",
+		md ? "\n" : "  ", md ? "" : "  ", md ? "" : "  ");
+}
+
 void write_all(FILE *o, const struct cmp *c, bool md)
 {
 	int i;
@@ -505,6 +577,8 @@ void write_all(FILE *o, const struct cmp *c, bool md)
 	sect_perf(o, c, md);
 	if (c->nfiles > 1)
 		sect_rel(o, c, md);
+	if (c->have_repeats || c->have_icount)
+		sect_spread(o, c, md);
 }
 
 /* ---- output files ---- */

@@ -292,3 +292,70 @@ int csv_load(const char *path, struct csv *out, char *err, size_t errlen)
 	free(buf);
 	return ret;
 }
+
+/*
+ * Read @n files of one header as one CSV (the repeats of one benchmark):
+ * each is parsed alone first, so that a message names its own file and
+ * line; @rows[i] is the number of rows of file i, which follow those of
+ * the files before it.
+ */
+int csv_load_many(const char *const *paths, int n, struct csv *out,
+		  size_t *rows, char *err, size_t errlen)
+{
+	char *all = NULL, *p;
+	size_t len = 0, hlen = 0;
+	struct csv one;
+	int i, ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < n; i++) {
+		char *buf = NULL;
+		size_t blen = 0, skip = 0;
+		int fd;
+
+		if (csv_load(paths[i], &one, err, errlen))
+			goto out;
+		rows[i] = one.nrows;
+		csv_free(&one);
+		fd = open(paths[i], O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read_all(fd, &buf, &blen)) {
+			if (fd >= 0)
+				close(fd);
+			free(buf);
+			csv_error(err, errlen, paths[i], 0, "%s: give a readable CSV",
+				  strerror(errno));
+			goto out;
+		}
+		close(fd);
+		p = memchr(buf, '\n', blen);
+		skip = p ? (size_t)(p - buf) + 1 : blen;
+		if (!i) {
+			hlen = skip;
+		} else if (skip != hlen || memcmp(buf, all, hlen)) {
+			free(buf);
+			csv_error(err, errlen, paths[i], 1,
+				  "its header differs from %s's: give repeats written by the same longpin",
+				  paths[0]);
+			goto out;
+		} else {
+			memmove(buf, buf + skip, blen - skip);
+			blen -= skip;
+		}
+		p = realloc(all, len + blen + 1);
+		if (!p) {
+			free(buf);
+			csv_error(err, errlen, paths[i], 0, "out of memory");
+			goto out;
+		}
+		all = p;
+		memcpy(all + len, buf, blen);
+		len += blen;
+		if (len && all[len - 1] != '\n')
+			all[len++] = '\n';
+		free(buf);
+	}
+	ret = csv_parse(all, len, paths[0], out, err, errlen);
+out:
+	free(all);
+	return ret;
+}

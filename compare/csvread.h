@@ -31,6 +31,12 @@ int csv_parse(const char *buf, size_t len, const char *name, struct csv *out,
 /* Read and parse the file @path. */
 int csv_load(const char *path, struct csv *out, char *err, size_t errlen);
 void csv_free(struct csv *c);
+/*
+ * Read the @n files @paths, of one header, as one CSV: their rows in
+ * order, @rows[i] of them from file i. Each file is checked alone first.
+ */
+int csv_load_many(const char *const *paths, int n, struct csv *out,
+		  size_t *rows, char *err, size_t errlen);
 
 /* Index of column @name, or -1. */
 int csv_col(const struct csv *c, const char *name);

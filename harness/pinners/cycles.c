@@ -194,6 +194,46 @@ static void probe_finish(struct probe_thread *p, const uint64_t *win,
 }
 
 /*
+ * LONGPIN_NUMA_MAPS=FILE: append the lines of /proc/self/numa_maps that
+ * cover the buffer to FILE, each after the buffer's size in bytes, so a
+ * benchmark can say on which nodes the pages it registered sit (N0=...
+ * N1=...). Taken before the cycles, once the pages are in place.
+ */
+static void numa_maps_note(const struct mem *m)
+{
+	const char *path = getenv("LONGPIN_NUMA_MAPS");
+	unsigned long lo = (unsigned long)m->addr, start;
+	char line[4096], prev[4096] = "";
+	FILE *in, *out;
+
+	if (!path || !*path)
+		return;
+	in = fopen("/proc/self/numa_maps", "r");
+	out = fopen(path, "a");
+	while (in && out && fgets(line, sizeof(line), in)) {
+		start = strtoul(line, NULL, 16);
+		if (start <= lo) {		/* the VMA the buffer starts in, so far */
+			memcpy(prev, line, sizeof(prev));
+			continue;
+		}
+		if (*prev) {
+			fprintf(out, "%zu %s", m->len, prev);
+			*prev = 0;
+		}
+		if (start < lo + m->len)
+			fprintf(out, "%zu %s", m->len, line);
+		else
+			break;
+	}
+	if (out && *prev)
+		fprintf(out, "%zu %s", m->len, prev);
+	if (in)
+		fclose(in);
+	if (out)
+		fclose(out);
+}
+
+/*
  * n more register/unregister cycles of m's buffer. The answer must stay
  * @first each time; the first cycle that differs is recorded.
  */
@@ -215,6 +255,7 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 		ret = -ENOMEM;
 		goto out;
 	}
+	numa_maps_note(m);
 	if (probe && (ret = probe_start(&p)))
 		goto out;
 	progress_begin(&pr, m->ops->name, "register/unregister cycles", n);

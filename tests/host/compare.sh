@@ -345,6 +345,27 @@ real)
 	has "$T/out" "anon none 4M: a 0, missing on b"
 	rel_row "anon write 4M" | grep -qE 'x[0-9.]+' || fail "no ratio for anon write"
 	pass "real rows of anon and memfd compared, exit 0" ;;
+repeats)
+	# --repeats: r1/K.csv ... r3/K.csv are one kernel; a figure is the
+	# median of each repeat's own median, its spread their distance from it
+	for r in 1 2 3; do
+		mkdir -p "$T/r$r"
+		cp "$D/stock.csv" "$T/r$r/stock.csv"
+		head -n 1 "$D/patched.csv" >"$T/patched.csv"
+		add_row patched "cycle_reg_ns_med=$((100 + r)) cycle_reg_ns_min=$((90 + r)) cycle_reg_ns_max=$((120 + r))"
+		mv "$T/patched.csv" "$T/r$r/patched.csv"
+	done
+	run_compare --repeats "$T"/r1/stock.csv "$T"/r2/stock.csv "$T"/r3/stock.csv \
+		"$T"/r1/patched.csv "$T"/r2/patched.csv "$T"/r3/patched.csv
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "2 kernels"
+	sed -n '/^Benchmark figures/,$p' "$T/out" | grep -F " patched " | grep -F "reg ns/page" |
+		grep -qE 'wall clock +102 +\+-1\.0% over repeats +3 repeats' ||
+		fail "patched's reg figure is not 102 (wall clock) +-1.0% over 3 repeats"
+	run_compare --repeats "$T"/r1/stock.csv "$T"/r2/stock.csv
+	[ "$rc" = 2 ] && has "$T/err" "give files of 2 kernels or more" ||
+		fail "--repeats of one kernel: exit $rc"
+	pass "--repeats: one kernel per basename, the median of the repeats' medians" ;;
 *)
 	fail "unknown case $case" ;;
 esac

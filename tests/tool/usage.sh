@@ -19,6 +19,11 @@ check "unexpected 'true'" run --kernel stock true
 check "--kernel is missing" run -- true
 check "--timeout 'x'" run --kernel stock --timeout x -- true
 check "does not exist" run --kernel stock --add /nonexistent/x:/x -- true
+check "--icount 'x': give a shift from 0 to 10" run --kernel stock --icount x -- true
+check "--icount '11': give a shift from 0 to 10" run --kernel stock --icount 11 -- true
+check "--nodes '3': give 1 or 2" run --kernel stock --nodes 3 -- true
+check "--mem '3G': give whole GiB" run --kernel stock --mem 3G -- true
+check "--mem '0G': give whole GiB" run --kernel stock --nodes 1 --mem 0G -- true
 check "kernels: unknown option '--x'" kernels --x
 check "accel: unexpected '--x'" accel --x
 check "accel: --image '/nonexistent/bz' is not a file" accel --image /nonexistent/bz
@@ -42,4 +47,11 @@ runsh "--torture-seconds '0': give whole seconds from 1 to 3600" --torture --tor
 runsh "--torture-seconds 'x'" --torture --torture-seconds x
 runsh "give VM kernels, not host" --torture --kernels stock,host
 runsh "drop --no-fio, --no-bench and --lifetime" --torture --no-bench
+runsh "--repeat '0': give a whole number of benchmark boots from 1 to 20" --repeat 0
+runsh "--repeat 'x'" --repeat x
+runsh "--repeat '21'" --repeat 21
+runsh "--bench-clock 'cpu': give icount (instructions) or wall" --bench-clock cpu
+runsh "--repeat needs --bench-clock icount" --bench-clock wall --repeat 3
+runsh "belong to the benchmarks" --no-bench --repeat 2
+runsh "belong to the benchmarks" --torture --bench-clock wall
 pass "bad input rejected with exit status 2"

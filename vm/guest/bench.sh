@@ -8,17 +8,24 @@
 #     thread on another CPU loops mmap, a write and munmap of one page
 #     while the buffer registers and unregisters once (--cycles 1 --mmap-probe, op register-mmap-probe);
 #     its longest call is that registration's stall. STALL_RUNS (11)
-#     processes per size (16, 64, 256 MiB: LONGPIN_STALL_SIZES), written
+#     processes per size (16, 64, 256 MiB, 1 GiB: LONGPIN_STALL_SIZES), written
 #     and untouched: longpin-compare shows the median [min-max] over them;
 #  3. a refused 64 MiB file-shared registration (needs LONGPIN_FILE_DIR),
 #     for prefault write (nothing left to fault) and none.
-# Rows go to OUT.csv (CSV schema 3, --no-io).
+# Rows go to OUT.csv (CSV schema 3, --no-io). In a guest booted with
+# longpin-vm run --icount N (longpin.icount=N on its command line) the
+# times are instructions (2^N ns each), not the wall clock: the rows'
+# accel column says tcg-icountN. Where each buffer's pages sit, the lines
+# of /proc/self/numa_maps that cover it, goes to OUT-numa.txt.
 set -u
 out=${1:?usage: bench.sh OUT.csv}
+export LONGPIN_NUMA_MAPS=${out%.csv}-numa.txt
+: >"$LONGPIN_NUMA_MAPS"
+icount=$(sed -n 's/.*longpin\.icount=\([0-9]*\).*/\1/p' /proc/cmdline 2>/dev/null)
 bin=${LONGPIN:-longpin}
 cycles=${LONGPIN_BENCH_CYCLES:-5}
 sizes=${LONGPIN_BENCH_SIZES:-4M 8M 16M 32M 64M 128M 256M 512M}
-stall_sizes=${LONGPIN_STALL_SIZES:-16M 64M 256M}
+stall_sizes=${LONGPIN_STALL_SIZES:-16M 64M 256M 1G}
 stall_runs=${LONGPIN_STALL_RUNS:-11}
 bad=0
 
@@ -44,4 +51,6 @@ done
 if [ -n "${LONGPIN_FILE_DIR:-}" ]; then
 	run --mem file-shared --dir "$LONGPIN_FILE_DIR" --size 64M --prefault write,none --cycles "$cycles"
 fi
+# the method, in the rows' own accel column (a field "tcg" alone)
+[ -z "$icount" ] || sed -i "s/,tcg,/,tcg-icount$icount,/" "$out"
 exit $bad

@@ -4,6 +4,45 @@
 # initramfs, the run directory and one boot of the guest.
 
 NVDIMM_GOLDEN=         # nvdimm_prepare: the directory of the prepared images
+QEMU_BIN=qemu-system-x86_64
+QEMU_DATA=()           # -L DIR of QEMU_BIN's firmware, when it is not the installed one
+
+# --icount needs a QEMU whose single-threaded TCG shares each timer slice
+# among the vCPUs (8.1, "accel/tcg/tcg-accel-ops-rr: ensure fairness with
+# icount"): bookworm's 7.2 gives the first vCPU the whole slice, so a
+# second one waiting for it (the AP bring-up at boot, the stall prober)
+# never runs and 6.1 hangs at "x86: Booting SMP configuration". The QEMU of
+# bookworm-backports is fetched once with apt-get download from a private
+# apt list and unpacked into the cache (never installed, the host's QEMU
+# is untouched): qemu-system-x86, its firmware (qemu-system-data) and the
+# seabios it wants. Delete <cache>/qemu-icount to fetch a newer one.
+ICOUNT_QEMU_SUITE=bookworm-backports
+ICOUNT_QEMU_PKGS=(qemu-system-x86 qemu-system-data seabios)
+icount_qemu() { # -> QEMU_BIN, QEMU_DATA
+	local dir=$CACHE/qemu-icount apt src p
+	if [[ ! -x $dir/root/usr/bin/qemu-system-x86_64 ]]; then
+		stage "icount: fetching QEMU from $ICOUNT_QEMU_SUITE (${ICOUNT_QEMU_PKGS[*]}; not installed, unpacked into $dir)"
+		rm -rf "$dir.new"
+		mkdir -p "$dir.new/lists/partial" "$dir.new/debs"
+		src=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
+		echo "deb ${src:-http://deb.debian.org/debian} $ICOUNT_QEMU_SUITE main" >"$dir.new/sources.list"
+		apt=(-o "Dir::Etc::SourceList=$dir.new/sources.list" -o Dir::Etc::SourceParts=/dev/null
+			-o "Dir::State::Lists=$dir.new/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
+		v apt-get -q "${apt[@]}" update >"$dir.new/apt.log" 2>&1 ||
+			die "icount: apt-get update of $ICOUNT_QEMU_SUITE failed (log $dir.new/apt.log)"
+		(cd "$dir.new/debs" && v apt-get -q "${apt[@]}" download \
+			"${ICOUNT_QEMU_PKGS[@]/%//$ICOUNT_QEMU_SUITE}" >>"$dir.new/apt.log" 2>&1) ||
+			die "icount: apt-get download ${ICOUNT_QEMU_PKGS[*]} from $ICOUNT_QEMU_SUITE failed (log $dir.new/apt.log)"
+		for p in "$dir.new/debs"/*.deb; do v dpkg-deb -x "$p" "$dir.new/root"; done
+		(cd "$dir.new/debs" && ls) >"$dir.new/packages"
+		rm -rf "$dir.new/debs" "$dir.new/lists" "$dir"
+		mv "$dir.new" "$dir"
+	fi
+	QEMU_BIN=$dir/root/usr/bin/qemu-system-x86_64
+	QEMU_DATA=(-L "$dir/root/usr/share/qemu" -L "$dir/root/usr/share/seabios")
+	"$QEMU_BIN" --version >/dev/null 2>&1 ||
+		die "icount: $QEMU_BIN does not run here: $("$QEMU_BIN" --version 2>&1 | head -n1)"
+}
 qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 	local name=$1 kern=$2 initrd=$3 mode=$4 extra=${5:-} cpu
 	accel_announce "$kern"
@@ -31,14 +70,30 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 	# for --torture's migrate op); the NVDIMMs sit on node 0. Each vCPU
 	# is a socket of its own: two cores of one socket (one LLC) on two
 	# nodes make 6.1 warn in topology_sane() at boot.
-	local node_mem=$((${GUEST_MEM%G} * 512))M
+	local node_mem=$((${GUEST_MEM%G} * 512))M numa=() accel=(-accel "$ACCEL")
+	((GUEST_NODES == 2)) &&
+		numa=(-object "memory-backend-ram,id=ram0,size=$node_mem" -numa "node,nodeid=0,cpus=0,memdev=ram0"
+			-object "memory-backend-ram,id=ram1,size=$node_mem" -numa "node,nodeid=1,cpus=1,memdev=ram1")
+	# --icount: the guest's clocks count executed instructions (2^SHIFT ns
+	# each), so a time taken inside the guest is a cost that does not move
+	# with the host's load; single-threaded TCG runs the vCPUs in turns and
+	# sleep=off lets an idle guest jump to its next timer
+	if [[ -n $ICOUNT ]]; then
+		icount_qemu
+		# shellcheck disable=SC2054 # commas are part of QEMU options
+		accel=("${QEMU_DATA[@]}" -accel tcg,thread=single -icount "shift=$ICOUNT,sleep=off")
+	fi
 	local append="console=ttyS0 panic=-1 loglevel=${LOGLEVEL:-5} log_buf_len=1M hugepages=$HUGEPAGES"
 	append+=" brd.${BRD_PARAMS// / brd.} null_blk.$NULLB_PARAMS random.trust_cpu=on secretmem.enable=1 longpin.kernel=$name longpin.mode=$mode${extra:+ $extra}"
-	# shellcheck disable=SC2054 # commas are part of QEMU options
-	QEMU_ARGS=(qemu-system-x86_64 -accel "$ACCEL" -machine pc,nvdimm=on -cpu "$cpu" -smp 2,sockets=2,cores=1,threads=1
-		-m "$GUEST_MEM,slots=4,maxmem=8G" -nodefaults -vga none -display none -no-reboot
-		-object "memory-backend-ram,id=ram0,size=$node_mem" -numa "node,nodeid=0,cpus=0,memdev=ram0"
-		-object "memory-backend-ram,id=ram1,size=$node_mem" -numa "node,nodeid=1,cpus=1,memdev=ram1"
+	# the guest's benchmarks label their figures by it (vm/guest/bench.sh)
+	[[ -z $ICOUNT ]] || append+=" longpin.icount=$ICOUNT"
+	# shellcheck disable=SC2054,SC2206 # commas are part of QEMU options; LONGPIN_QEMU_EXTRA splits
+	QEMU_ARGS=("$QEMU_BIN" "${accel[@]}" -machine pc,nvdimm=on -cpu "$cpu" -smp 2,sockets=2,cores=1,threads=1
+		-m "$GUEST_MEM,slots=4,maxmem=$((${GUEST_MEM%G} + 6))G" -nodefaults -vga none -display none -no-reboot
+		"${numa[@]}"
+		# LONGPIN_QEMU_EXTRA: more QEMU arguments, split at blanks (a
+		# study's -plugin with --icount, say); none by default
+		${LONGPIN_QEMU_EXTRA:-}
 		-kernel "$kern" -initrd "$initrd" -append "$append"
 		-object "memory-backend-file,id=mem0,share=on,mem-path=$big,size=$NVDIMM_BIG,align=2M"
 		-device nvdimm,id=nvdimm0,memdev=mem0,label-size=128K
@@ -90,6 +145,7 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 	shift 2
 	ensure_packages
 	lock_cache
+	[[ -z $ICOUNT ]] || icount_qemu
 	KIMG=$(kernel_image "$name")
 	local base mods='' fio=''
 	base=$(base_initramfs)

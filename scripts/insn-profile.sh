@@ -1,0 +1,45 @@
+#!/bin/bash
+# insn-profile.sh KERNEL [SIZE] [CYCLES]: where a registration's guest
+# instructions go, per kernel function and page. Builds scripts/insnprof.c
+# (a QEMU TCG plugin), boots KERNEL twice under longpin-vm run --icount 0
+# with it: once registering a written anonymous buffer of SIZE (default 64M)
+# CYCLES times (default 100) more than the other, and prints the difference
+# per function (symbols from the guest's /proc/kallsyms) divided by
+# CYCLES x the buffer's pages: registration and unregistration together,
+# plus what else the longer boot ran (ticks). Needs gcc; LONGPIN_CACHE as
+# for longpin-vm. Issue 25's table in docs/benchmarks.md.
+set -euo pipefail
+k=${1:?usage: insn-profile.sh KERNEL [SIZE] [CYCLES]}
+size=${2:-64M}
+cycles=${3:-100}
+[[ $size =~ ^[1-9][0-9]*M$ ]] || { echo "insn-profile.sh: SIZE '$size': give whole MiB, e.g. 64M" >&2; exit 2; }
+[[ $cycles =~ ^[1-9][0-9]*$ ]] || { echo "insn-profile.sh: CYCLES '$cycles': give a count" >&2; exit 2; }
+cd "$(dirname "$0")/.."
+w=$(mktemp -d)
+trap 'rm -rf "$w"' EXIT
+gcc -O2 -shared -fPIC -fvisibility=hidden -o "$w/insnprof.so" scripts/insnprof.c
+for c in "$cycles" 0; do
+	LONGPIN_QEMU_EXTRA="-plugin $w/insnprof.so,out=$w/prof-$c.txt" vm/longpin-vm run --kernel "$k" \
+		--icount 0 --timeout 3600 --out "$w/res-$c" -- sh -c \
+		"longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet; cat /proc/kallsyms >/results/kallsyms" \
+		>"$w/log-$c" 2>&1 || { cat "$w/log-$c" >&2; exit 1; }
+done
+python3 - "$w/res-$cycles/kallsyms" "$w/prof-$cycles.txt" "$w/prof-0.txt" \
+	"$((cycles * ${size%M} * 256))" <<'PY'
+import sys, bisect, collections
+syms = sorted((int(a, 16), n) for a, t, n, *_ in (l.split() for l in open(sys.argv[1]))
+              if t in 'tTwW')
+keys = [a for a, _ in syms]
+def load(f):
+    c = collections.Counter()
+    for l in open(f):
+        a, x, y = l.split()
+        i = bisect.bisect_right(keys, int(a, 16)) - 1
+        c[syms[i][1] if i >= 0 else '?'] += int(x) + int(y)
+    return c
+a, b, div = load(sys.argv[2]), load(sys.argv[3]), float(sys.argv[4])
+d = {f: (a[f] - b.get(f, 0)) / div for f in a}
+print("instructions per page and cycle (registration + unregistration): %.1f" % sum(d.values()))
+for f, v in sorted(d.items(), key=lambda x: -x[1])[:40]:
+    print("%9.1f  %s" % (v, f))
+PY
