@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The CSV reader of longpin-compare: a pure parser over a buffer, and a file
- * wrapper. Schemas 1 to 3 (2 added accel, 3 pinner); see README.md "CSV". */
+ * wrapper. Schemas 1 to 3 (2 added accel, 3 pinner); see docs/harness.md "CSV". */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>

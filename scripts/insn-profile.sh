@@ -7,7 +7,7 @@
 # per function (symbols from the guest's /proc/kallsyms) divided by
 # CYCLES x the buffer's pages: registration and unregistration together,
 # plus what else the longer boot ran (ticks). Needs gcc; LONGPIN_CACHE as
-# for longpin-vm. Issue 25's table in README "Patched kernel: measured".
+# for longpin-vm. Issue 25's table in docs/benchmarks.md.
 set -euo pipefail
 k=${1:?usage: insn-profile.sh KERNEL [SIZE] [CYCLES]}
 size=${2:-64M}

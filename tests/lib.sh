@@ -212,7 +212,7 @@ need_kernel() {
 # (load average ~4 on the 2 cores) did 480 (anon) and 477 (anon-thp)
 # operations within 10 s, the fewest, where this machine does 227,790
 # and 247,218 a second: 1/4,700 and 1/5,200; beside two other guests
-# the README counts 256 operations in all, about 1/14,000 within the
+# a run counted 256 operations in all, about 1/14,000 within the
 # deadline. A run of 0 s does 0 within it.
 TORTURE_FLOOR_FRACTION=0.000025
 torture_short() {

@@ -16,7 +16,7 @@
 #define LONGPIN_VERSION		"0.1"
 #define LONGPIN_SCHEMA		3
 
-/* Exit statuses, documented in README.md. */
+/* Exit statuses, documented in docs/harness.md. */
 enum {
 	LP_OK = 0,		/* every verdict passed */
 	LP_FAIL = 1,		/* verdict failed, data mismatch or pin leak */

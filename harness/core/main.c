@@ -3,7 +3,7 @@
  * longpin: the long-term pinning contract of memory, per memory type.
  * main() finds the command the command line names (opts.c: the new form
  * `longpin COMMAND ...` or an old one) and runs it (cmd.c). See
- * `longpin --help`, `longpin man` and README.md.
+ * `longpin --help`, `longpin man` and docs/harness.md.
  *
  * The harness, one folder per part:
  *   core/      the command line (opts.c, cmd.c), a row of register

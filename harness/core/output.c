@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CSV rows (the schema is documented in README.md) and the terminal table. */
+/* CSV rows (the schema is documented in docs/harness.md) and the terminal table. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -576,7 +576,7 @@ void table_print_lifetime(const struct row *r, bool header)
 
 /*
  * The verdict of a row whose result (and expected answer, when known) is
- * set; matrix rows and --lifetime rows alike (README.md, "Verdicts"):
+ * set; matrix rows and --lifetime rows alike (docs/harness.md, "Exit status and verdicts"):
  * "fail": not the expected answer, or @failed (a check beside the answer
  * failed: a pin leak, the data check, a cycle, an unregistration);
  * "unchecked": no expected answer; "defect": the contract's known defect

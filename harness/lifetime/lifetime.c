@@ -6,7 +6,7 @@
  * it is unpinned with I/O in flight, when the ring goes away without
  * unregistering, when a sparse table slot is updated, over many cycles,
  * at the kernel's limits and at RLIMIT_MEMLOCK. One CSV row per prefault
- * (limits: four), op "lifetime-CASE" (limits: "limit-*"). See README.md.
+ * (limits: four), op "lifetime-CASE" (limits: "limit-*"). See docs/lifetime-and-torture.md.
  *
  * This file is the one runner, for every pinner a case takes (io_uring,
  * rdma): the table of cases (each a struct lt_case in its lt_*.c file,

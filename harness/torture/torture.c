@@ -4,7 +4,7 @@
  * applies to TYPE in its own thread on one buffer for --seconds; every
  * registration and update answer judged against the contract and the
  * race answers, every fixed I/O round checked, pins balanced at the end;
- * one row in its own CSV (schema torture-1). See README.md, "Torture".
+ * one row in its own CSV (schema torture-1). See docs/lifetime-and-torture.md, "Torture".
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -3,7 +3,7 @@
  * --torture SECONDS: one buffer of one memory type, a fixed set of
  * threads, each looping on one operation (torture_ops.c's table) until
  * the deadline; torture.c runs them, judges every answer and writes the
- * row. See README.md, "Torture".
+ * row. See docs/lifetime-and-torture.md, "Torture".
  */
 #ifndef LONGPIN_TORTURE_H
 #define LONGPIN_TORTURE_H

@@ -4,7 +4,7 @@
 # answers of the contract or a race, every fixed I/O round checked, VmPin,
 # nr_foll_pin and HugePages_Rsvd back, no kernel report in /dev/kmsg during the run (the
 # lockdep warning of 6.1.192's hugetlb_split() on hugetlb types before
-# kernel-patches/0009), and page migration ran between the guest's two
+# kernel-patches/6.1-stable), and page migration ran between the guest's two
 # NUMA nodes. Every type of longpin --torture --list runs (the guest has
 # every place), and each does at least a fraction of what the same type
 # does per second here, on the host, scaled by SECONDS (torture_short,
