@@ -308,6 +308,7 @@ void lt_row_reset(struct lt *t, const char *mem, size_t size)
 {
 	t->r = (struct row){ .kernel = kernel_release(),
 			     .contract = contract_name(t->c), .mem = mem,
+			     .pinner = t->p.info ? t->p.info->name : NULL,
 			     .pf = t->pf, .size = size, .fs_type = "-",
 			     .dax = -1, .thp_kb = -1, .pin_acq = -1,
 			     .pin_rel = -1, .resident = { -1, -1 },
