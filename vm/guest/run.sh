@@ -10,7 +10,8 @@
 #             read-only (--pinner P [--readonly-pin]), ext4 then xfs ->
 #             rows in matrix.csv (their pinner column says which)
 #   reclaim   does what READ_FIXED wrote survive unpin and reclaim? every
-#             type and prefault (lifetime.sh) -> rows in matrix.csv
+#             type and prefault, and lazyfree (the same after MADV_FREE)
+#             on private anonymous memory (lifetime.sh) -> matrix.csv
 #   bench     the registration benchmarks (bench.sh) -> bench.csv
 #   lifetime  every --lifetime case (lifetime.sh) -> lifetime.csv
 #   fio       the fio jobs (fio.sh; fio and the job files come with
@@ -61,7 +62,7 @@ for phase in "$@"; do
 		done ;;
 	reclaim)
 		echo "# reclaim"
-		sh "$here/lifetime.sh" /results/matrix.csv reclaim reclaim-pinned || bad=1 ;;
+		sh "$here/lifetime.sh" /results/matrix.csv reclaim reclaim-pinned lazyfree || bad=1 ;;
 	bench)
 		echo "# benchmarks"
 		sh "$here/bench.sh" /results/bench.csv || bad=1 ;;
