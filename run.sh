@@ -2,7 +2,8 @@
 # The main job: the whole matrix (harness, benchmarks, fio jobs) on each
 # selected kernel, one CSV per kernel in results/<run-id>/, and their
 # comparison (report.md, plots/). See README.md.
-#   ./run.sh [--kernels stock,patched,patched-unchunked,debian-6.1,debian-6.12,host,patched-debug]
+#   ./run.sh [--kernels LIST]   default stock,patched,patched-unchunked;
+#            LIST from `vm/longpin-vm kernels --names`, and host
 #            [--out DIR] [--no-fio] [--no-bench] [--lifetime]
 #            [--bench-clock icount|wall] [--repeat N]
 #            benchmarks: in a boot of their own under QEMU's -icount (the
@@ -35,7 +36,7 @@ repeat=1
 # so the guest's timers (the 4 ms tick, rwsem's one-jiffy handoff) keep
 # the proportions they have in a wall-clock run
 ICOUNT_SHIFT=0
-usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernels) kernels=${2:?--kernels needs a comma-separated list}; kgiven=1; shift 2 ;;
