@@ -173,17 +173,10 @@ no_leftovers() {
 need_qemu() {
 	command -v qemu-system-x86_64 >/dev/null || skip "qemu-system-x86_64 not installed (apt-get install -y qemu-system-x86)"
 }
-# contract_of KERNEL: the contract KERNEL's rows must be judged by (1: none).
-# patched-6.12 answers as upstream 6.12 does but keeps the data
-# (longpin-6.12: linux-6.5+ without its known data loss).
+# contract_of KERNEL: the contract KERNEL's rows must be judged by, from
+# longpin-vm's table of kernels (1: no such kernel).
 contract_of() {
-	case $1 in
-	stock | debian-6.1) echo linux-6.1 ;;
-	stock-6.12 | debian-6.12) echo linux-6.5+ ;;
-	patched-6.12) echo longpin-6.12 ;;
-	patched | patched-*) echo longpin ;;
-	*) return 1 ;;
-	esac
+	"$LPVM" kernels --contract "$1" 2>/dev/null
 }
 
 # need_kernel NAME: fail on a name that longpin-vm does not know (its one

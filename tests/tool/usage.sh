@@ -25,6 +25,10 @@ check "--nodes '3': give 1 or 2" run --kernel stock --nodes 3 -- true
 check "--mem '3G': give whole GiB" run --kernel stock --mem 3G -- true
 check "--mem '0G': give whole GiB" run --kernel stock --nodes 1 --mem 0G -- true
 check "kernels: unknown option '--x'" kernels --x
+check "kernels --contract needs one kernel name" kernels --contract
+check "unknown kernel 'nope'" kernels --contract nope
+check "kernels --names takes nothing more: drop 'x'" kernels --names x
+check "build: debian-6.1 is a prebuilt Debian kernel" build --kernel debian-6.1
 check "accel: unexpected '--x'" accel --x
 check "accel: --image '/nonexistent/bz' is not a file" accel --image /nonexistent/bz
 check "unknown kernel 'nope'" accel --kernel nope
@@ -33,6 +37,18 @@ LONGPIN_ACCEL=fast check "LONGPIN_ACCEL='fast': give kvm, tcg or leave it unset"
 names=$("$LPVM" kernels --names | paste -sd,)
 [[ $names == stock,patched,patched-debug,patched-unchunked,stock-6.12,patched-6.12,debian-6.1,debian-6.12 ]] ||
 	fail "kernels --names printed '$names'"
+# each kernel's contract is one that longpin has; the built ones are a
+# part of the list in its order, without the Debian images
+for k in $("$LPVM" kernels --names); do
+	c=$("$LPVM" kernels --contract "$k") || fail "kernels --contract $k failed"
+	[[ -f $VMDIR/../harness/contracts/$c.contract ]] ||
+		fail "kernels --contract $k printed '$c', no harness/contracts/$c.contract"
+done
+[[ $("$LPVM" kernels --contract patched-6.12) == longpin-6.12 ]] ||
+	fail "kernels --contract patched-6.12 is not longpin-6.12"
+built=$("$LPVM" kernels --built | paste -sd,)
+[[ $built == stock,patched,patched-debug,patched-unchunked,stock-6.12,patched-6.12 ]] ||
+	fail "kernels --built printed '$built'"
 out=$(cd "$VMDIR/.." && ./run.sh --kernels nope 2>&1); rc=$?
 ((rc == 2)) && [[ $out == *"one of: $names"* ]] || fail "run.sh --kernels nope: exit $rc, '$out'"
 # run.sh --torture: its options, answered before anything is built

@@ -5,7 +5,7 @@
 # which image a kernel name boots.
 
 # kernel_base KERNEL: the Debian source it is built from (6.1 or 6.12)
-kernel_base() { case $1 in *-6.12) echo 6.12 ;; *) echo 6.1 ;; esac; }
+kernel_base() { kernel_col 3 "$1"; }
 kernel_tarball() { if [[ $(kernel_base "$1") == 6.12 ]]; then echo "$TARBALL_612"; else echo "$TARBALL"; fi; }
 tarball_id() { # KERNEL
 	local t
@@ -259,12 +259,12 @@ build_progress_stop() {
 }
 
 kernel_image() { # name -> path of the kernel image (builds/fetches if missing)
-	case $1 in
-	stock | patched | patched-debug | patched-unchunked | stock-6.12 | patched-6.12)
+	case $(kernel_col 2 "$1") in
+	built)
 		build_kernel "$1" >&2
 		echo "$(kernel_out "$1")/bzImage"
 		;;
-	debian-*)
+	debian)
 		fetch_debian "$1" >&2
 		# shellcheck disable=SC2012 # the names are our own (vmlinuz-RELEASE)
 		ls "$(deb_dir "$1")"/root/boot/vmlinuz-* | head -n1
@@ -274,15 +274,13 @@ kernel_image() { # name -> path of the kernel image (builds/fetches if missing)
 
 # build_kernels KERNEL|all (all: every built kernel but patched-unchunked)
 build_kernels() {
-	local which=$1
+	local which=$1 k
 	ensure_packages
 	lock_cache
 	if [[ $which == all ]]; then
-		build_kernel stock
-		build_kernel patched
-		build_kernel patched-debug
-		build_kernel stock-6.12
-		build_kernel patched-6.12
+		for k in "${BUILT_KERNELS[@]}"; do
+			[[ $k == patched-unchunked ]] || build_kernel "$k"
+		done
 	else
 		build_kernel "$which"
 	fi
@@ -292,12 +290,13 @@ build_kernels() {
 # list_kernels: each kernel, built/fetched (release, image) or not
 list_kernels() {
 	local k out dir
-	for k in stock patched patched-debug patched-unchunked stock-6.12 patched-6.12; do
+	for k in "${BUILT_KERNELS[@]}"; do
 		out=$(kernel_out "$k")
 		if [[ -f $out/bzImage ]]; then printf '%-18s built   %s  %s\n' "$k" "$(cat "$out/release")" "$out/bzImage"
 		else printf '%-18s not built (cache key %s)\n' "$k" "${out##*-}"; fi
 	done
-	for k in debian-6.1 debian-6.12; do
+	for k in "${KERNELS[@]}"; do
+		[[ $(kernel_col 2 "$k") == debian ]] || continue
 		dir=$(deb_dir "$k")
 		# shellcheck disable=SC2012 # the names are our own (vmlinuz-RELEASE)
 		if [[ -f $dir/ready ]]; then printf '%-18s fetched %s  %s\n' "$k" "$(cat "$dir/release")" "$(ls "$dir"/root/boot/vmlinuz-* | head -n1)"
