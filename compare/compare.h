@@ -2,8 +2,9 @@
 /*
  * longpin-compare: what compare.c (reading, joining, main), compare_cell.c
  * (a key's rows in one file combined), compare_report.c (text and markdown
- * sections), compare_pinner.c (the section per long-term pinner) and
- * compare_plot.c (gnuplot data and scripts) share.
+ * sections), compare_pinner.c (the section per long-term pinner),
+ * compare_plot.c (gnuplot data and scripts) and compare_grid.c (the
+ * verdict grid) share.
  */
 #ifndef LONGPIN_COMPARE_H
 #define LONGPIN_COMPARE_H
@@ -145,6 +146,10 @@ int write_report(const struct cmp *c, const char *path);
 void sect_pinners(FILE *o, const struct cmp *c, bool md);
 
 /* compare_plot.c */
+void gp_str(FILE *o, const char *s);
 int write_plots(const struct cmp *c, const char *dir);
+
+/* compare_grid.c */
+void plot_verdicts(FILE *dat, FILE *gp, const struct cmp *c);
 
 #endif

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * longpin-compare --plots: gnuplot data and scripts for the verdict grid,
- * registration ns/page and fixed/plain ratio bars; gnuplot runs them when
- * it is installed.
+ * longpin-compare --plots: gnuplot data and scripts for the verdict grid
+ * (compare_grid.c), registration ns/page and fixed/plain ratio bars, and
+ * against the buffer's size; gnuplot runs them when it is installed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,7 +17,7 @@
 /* ---- plots ---- */
 
 /* @s as a gnuplot string: no double quote or backslash can end it early. */
-static void gp_str(FILE *o, const char *s)
+void gp_str(FILE *o, const char *s)
 {
 	fputc('"', o);
 	for (; *s; s++)
@@ -28,226 +28,6 @@ static void gp_str(FILE *o, const char *s)
 static int max(int a, int b)
 {
 	return a > b ? a : b;
-}
-
-/* The grid's colours; the legend lists them in this order. */
-enum { GC_FAIL, GC_LOST, GC_OK, GC_EOPNOTSUPP, GC_EFAULT, GC_EINVAL,
-       GC_REFUSED, GC_PARTIAL, GC_MIXED, GC_OTHER, GC_MISSING, GC_NR };
-static const struct {
-	unsigned int rgb;
-	const char *what;
-} grid_colour[GC_NR] = {
-	[GC_FAIL] = { 0x212121, "FAIL" },	/* near black, white text */
-	[GC_LOST] = { 0x8d6e63, "DATA LOST" },	/* brown */
-	[GC_OK] = { 0x66bb6a, "0" },		/* green */
-	[GC_EOPNOTSUPP] = { 0xffa726, "EOPNOTSUPP" },	/* orange */
-	[GC_EFAULT] = { 0xef5350, "EFAULT" },	/* red */
-	[GC_EINVAL] = { 0xab47bc, "EINVAL" },	/* purple */
-	[GC_REFUSED] = { 0x26a69a, "REFUSED" },	/* teal: gup pinned no page */
-	[GC_PARTIAL] = { 0xf48fb1, "PARTIAL" },	/* pink: gup pinned some */
-	[GC_MIXED] = { 0xfff176, "mixed" },	/* yellow */
-	[GC_OTHER] = { 0x42a5f5, "other errno" },	/* blue */
-	[GC_MISSING] = { 0xbdbdbd, "missing" },	/* grey */
-};
-
-static int result_colour(const struct cell *cl)
-{
-	if (!cl->nrows)
-		return GC_MISSING;
-	if (strstr(cl->verdict, "fail") || cl->leak_kb)
-		return GC_FAIL;			/* whatever the answer */
-	/* a known defect's rows fail their data check: that is the loss */
-	if (strstr(cl->verdict, "defect"))
-		return GC_LOST;
-	if (cl->ncorrupt)
-		return GC_FAIL;
-	if (!strcmp(cl->res, "0"))
-		return GC_OK;
-	if (!strcmp(cl->res, "-EOPNOTSUPP"))
-		return GC_EOPNOTSUPP;
-	if (!strcmp(cl->res, "-EFAULT"))
-		return GC_EFAULT;
-	if (!strcmp(cl->res, "-EINVAL"))
-		return GC_EINVAL;
-	if (!strcmp(cl->res, "-REFUSED"))
-		return GC_REFUSED;
-	if (!strcmp(cl->res, "-PARTIAL"))
-		return GC_PARTIAL;
-	if (!strncmp(cl->res, "mixed", 5))
-		return GC_MIXED;
-	return GC_OTHER;
-}
-
-/* REFUSED and PARTIAL are gup's answers: in the legend when gup pinned. */
-static bool legend_has(const struct cmp *c, int gc)
-{
-	return (gc != GC_REFUSED && gc != GC_PARTIAL) ||
-	       c->pinners & ~(1u << P_IO_URING);
-}
-
-/* The keys of panel @p (every key when there is one pinner). */
-static bool in_panel(const struct cmp *c, size_t k, int p)
-{
-	return c->npinners < 2 || pinner_of_key(c->key[k]) == p;
-}
-
-/* The panel's data: one gnuplot index block per pinner. */
-static void grid_data(FILE *dat, const struct cmp *c, int p)
-{
-	char txt[128];
-	size_t k, y = 0;
-	int i, gc;
-
-	for (k = 0; k < c->nkeys; k++) {
-		if (!in_panel(c, k, p))
-			continue;
-		for (i = 0; i < c->nfiles; i++) {
-			const struct cell *cl = cell_of(c, k, i);
-
-			gc = result_colour(cl);
-			result_text(txt, sizeof(txt), cl);
-			fprintf(dat, "%d %zu %u ", i, y, grid_colour[gc].rgb);
-			gp_str(dat, txt[0] == '-' ? txt + 1 : txt);
-			/* text colour: white on the failure colour */
-			fprintf(dat, " %u\n", gc == GC_FAIL ? 0xffffffu : 0u);
-		}
-		y++;
-	}
-}
-
-/*
- * A key's row label; in a pinner's panel without the pinner's name, nor
- * its op when a read-write pin ("anon write 4M", "pin-ro anon write 4M").
- */
-static void grid_label(char *buf, size_t n, const struct cmp *c, size_t k)
-{
-	struct key_fields kf;
-	char *key;
-
-	if (c->npinners < 2) {
-		key_label(buf, n, c->key[k], true);
-		return;
-	}
-	key_split(&kf, c->key[k]);
-	key = xasprintf("%s,%s,%s,%s,%s,%s%s%s", kf.source,
-			pinner_name[P_IO_URING], kf.memtype, kf.prefault,
-			kf.size, strcmp(kf.op, "pin") ? kf.op : "register",
-			kf.fs ? "," : "", kf.fs ? kf.fs : "");
-	key_label(buf, n, key, true);
-	free(key);
-}
-
-/* set ytics and yrange: the rows of panel @p; returns how many. */
-static size_t grid_ytics(FILE *gp, const struct cmp *c, int p)
-{
-	char lab[256];
-	size_t k, y = 0;
-
-	fputs("set ytics (", gp);
-	for (k = 0; k < c->nkeys; k++) {
-		if (!in_panel(c, k, p))
-			continue;
-		grid_label(lab, sizeof(lab), c, k);
-		fputs(y ? ", " : "", gp);
-		gp_str(gp, lab);
-		fprintf(gp, " %zu", y++);
-	}
-	fprintf(gp, ")\nset yrange [%zu.5:-0.5]\n", y ? y - 1 : 0);
-	return y;
-}
-
-/* The plot of data block @idx (-1: the only one), the legend if @legend. */
-static void grid_plot(FILE *gp, const struct cmp *c, int idx, bool legend)
-{
-	char in[24] = "";
-	int i;
-
-	if (idx >= 0)
-		snprintf(in, sizeof(in), "index %d ", idx);
-	fprintf(gp, "plot 'verdicts.dat' %susing 1:2:(0.5):(0.5):3 with boxxyerror fc rgb variable notitle, \\\n"
-		"     '' %susing 1:2:4:5 with labels tc rgb variable notitle",
-		in, in);
-	for (i = 0; legend && i < GC_NR; i++) {
-		if (!legend_has(c, i))
-			continue;
-		fprintf(gp, ", \\\n     NaN with boxes fc rgb '#%06x' title ", grid_colour[i].rgb);
-		gp_str(gp, grid_colour[i].what);
-	}
-	fputc('\n', gp);
-}
-
-static void grid_kernels(FILE *gp, const struct cmp *c)
-{
-	int i;
-
-	fputs("unset border\nset tics scale 0\nset x2tics\nunset xtics\n"
-	      "set style fill solid 1.0 border rgb 'white'\n", gp);
-	fprintf(gp, "set x2range [-0.5:%d.5]\nset xrange [-0.5:%d.5]\nset x2tics (",
-		c->nfiles - 1, c->nfiles - 1);
-	for (i = 0; i < c->nfiles; i++) {
-		fputs(i ? ", " : "", gp);
-		gp_str(gp, c->file[i].label);
-		fprintf(gp, " %d", i);
-	}
-	fputs(")\n", gp);
-}
-
-/* One pinner: the grid kernel x key. */
-static void plot_grid(FILE *dat, FILE *gp, const struct cmp *c)
-{
-	grid_data(dat, c, P_IO_URING);
-	/* 230 px per kernel: "EOPNOTSUPP (DATA LOST)" at 9 pt fits */
-	fprintf(gp, "set terminal png noenhanced font ',9' size %d,%zu\nset output 'verdicts.png'\n",
-		max(760, 320 + 230 * c->nfiles), 190 + 18 * c->nkeys);
-	fputs("set title \"Registration result per kernel\" offset 0,1\n"
-	      "set tmargin 5\nset bmargin 6\n"
-	      "set key below horizontal center maxcols 4 samplen 1.5\n", gp);
-	grid_kernels(gp, c);
-	grid_ytics(gp, c, P_IO_URING);
-	grid_plot(gp, c, -1, true);
-}
-
-/*
- * Several pinners: one panel per pinner, stacked, each the grid kernel x
- * key of that pinner, its columns under the others'; the legend below.
- */
-static void plot_panels(FILE *dat, FILE *gp, const struct cmp *c)
-{
-	size_t lab = 0, n, k, top = 40, h;
-	int p, idx = 0, w, last = 0;
-	char buf[256];
-
-	for (k = 0; k < c->nkeys; k++) {
-		grid_label(buf, sizeof(buf), c, k);
-		lab = strlen(buf) > lab ? strlen(buf) : lab;
-	}
-	for (p = 0; p < NPINNERS; p++)
-		last = c->pinners & 1u << p ? p : last;
-	/* per panel 60 px of title and kernel names, 18 px per key */
-	h = top + 60 * c->npinners + 18 * c->nkeys + 90;
-	w = max(760, 40 + 7 * (int)lab + 230 * c->nfiles);
-	fprintf(gp, "set terminal png noenhanced font ',9' size %d,%zu\nset output 'verdicts.png'\n"
-		"set multiplot title \"Registration result per kernel and pinner\"\n"
-		"set lmargin at screen %.4f\nset rmargin at screen %.4f\nunset key\n",
-		w, h, (25.0 + 7 * lab) / w, 1 - 15.0 / w);
-	grid_kernels(gp, c);
-	for (p = 0; p < NPINNERS; p++) {
-		if (!(c->pinners & 1u << p))
-			continue;
-		if (idx)
-			fputs("\n\n", dat);
-		grid_data(dat, c, p);
-		fprintf(gp, "set title \"%s\"\n", pinner_name[p]);
-		n = grid_ytics(gp, c, p);
-		fprintf(gp, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
-			1 - (top + 60.0) / h, 1 - (top + 60.0 + 18 * n) / h);
-		if (p == last)
-			fprintf(gp, "set key at screen 0.5, screen %.4f center top horizontal maxcols 4 samplen 1.5\n",
-				80.0 / h);
-		grid_plot(gp, c, idx++, p == last);
-		top += 60 + 18 * n;
-	}
-	fputs("unset multiplot\n", gp);
 }
 
 /* The harness's prefault=write registrations: one bar group per key. */
@@ -534,10 +314,8 @@ int write_plots(const struct cmp *c, const char *dir)
 			made[i] = plot_size(dat, gp, c, i == 4) > 0;
 		else if (i)
 			made[i] = plot_bars(dat, gp, c, i - 1) > 0;
-		else if (c->npinners > 1)
-			plot_panels(dat, gp, c);
 		else
-			plot_grid(dat, gp, c);
+			plot_verdicts(dat, gp, c);
 		ret = close_pair(dir, name[i], dat, gp);
 		if (ret)
 			return ret;

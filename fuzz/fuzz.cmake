@@ -15,7 +15,7 @@ if(LONGPIN_FUZZ AND CMAKE_C_COMPILER_ID MATCHES "Clang")
   # the whole of longpin-compare, its main renamed
   add_executable(fuzz-compare fuzz/compare_fuzz.c compare/compare.c
     compare/compare_cell.c compare/compare_report.c compare/compare_pinner.c
-    compare/compare_plot.c compare/csvread.c)
+    compare/compare_plot.c compare/compare_grid.c compare/csvread.c)
   target_compile_definitions(fuzz-compare PRIVATE main=compare_main)
   target_include_directories(fuzz-csvread PRIVATE compare)
   target_include_directories(fuzz-compare PRIVATE compare harness/pinners)

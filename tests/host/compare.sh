@@ -136,7 +136,9 @@ defect)
 	has "$T/out" "Data lost: known kernel defects"
 	has "$T/out" "lifetime-reclaim memfd read 4M: stock -EIO"
 	grep -qE 'lifetime-reclaim memfd read 4M +-EIO \(DATA LOST\) +0' "$T/out" || fail "no DATA LOST in the table"
-	grep -q '9268835 "EIO (DATA LOST)"' "$T/plots/verdicts.dat" || fail "the grid cell is not brown"
+	# in the grid: brown, white text, in the memfd row's stock reclaim column
+	grep -qF '9268835 "EIO LOST" 16777215 "memfd" "stock" "io_uring lifetime-reclaim"' "$T/plots/verdicts.dat" ||
+		fail "the grid cell is not brown"
 	pass "a defect row: counted apart, listed under data lost, DATA LOST in the table and brown in the grid" ;;
 fixed)
 	# a lifetime-reclaim row whose contract expects the known data loss,
@@ -167,8 +169,11 @@ failures)
 	has "$T/out" "Data lost or corrupted"
 	has "$T/out" "tmpfs-shared write 4M: patched, 1 row(s)"
 	grep -qE '^  patched +[^ ]+ +[0-9]+ +2 +0 +0 +0 +0 +\?$' "$T/out" || fail "the two rows are not counted as failures"
-	grep -q '^1 [0-9]* 2171169 "0 (FAIL)" 16777215$' "$T/plots/verdicts.dat" || fail "a failed cell is not in the failure colour"
-	grep -q "title 'FAIL'\|title \"FAIL\"" "$T/plots/verdicts.gp" || fail "no legend entry for FAIL"
+	for t in memfd tmpfs-shared; do
+		grep -qF "2171169 \"0 FAIL\" 16777215 \"$t\" \"patched\" \"io_uring register\"" "$T/plots/verdicts.dat" ||
+			fail "$t: a failed cell is not in the failure colour"
+	done
+	grep -qE '^[0-9]+ [0-9]+ 6 6 2171169 [0-9]+ "FAIL"$' "$T/plots/verdicts.dat" || fail "no legend entry for FAIL"
 	pass "leaked and corrupt rows: failed, listed under pins leaked and data lost or corrupted, failure colour in the grid" ;;
 cycles-mix)
 	# stock with --cycles (median 100 ns/page, first registration 1000),
@@ -293,17 +298,26 @@ pinner)
 	sed -n '/^### stock$/,/^### patched$/p' "$T/r.md" | grep -qF "| file-shared write 4M | -EOPNOTSUPP | 0 | 0 | - | - |" ||
 		fail "markdown: stock's file-shared row"
 	has "$T/r.md" "- patched: file-shared write 4M: io_uring 0, gup-fast -PARTIAL, gup 0"
-	# the grid: a panel per pinner, REFUSED teal, PARTIAL in the legend
-	has "$T/plots/verdicts.gp" "set multiplot"
-	for p in io_uring gup-fast gup; do has "$T/plots/verdicts.gp" "set title \"$p\""; done
-	has "$T/plots/verdicts.gp" "title \"REFUSED\""
-	has "$T/plots/verdicts.gp" "title \"PARTIAL\""
-	grep -q '^0 2 2533018 "REFUSED" 0$' "$T/plots/verdicts.dat" || fail "stock's gup-fast file-private cell is not teal"
-	[ "$(grep -c '^$' "$T/plots/verdicts.dat")" = 4 ] || fail "want 3 data blocks"
+	# the grid: a column per kernel and pinner that ran (patched ran no
+	# lifetime case), REFUSED teal, PARTIAL in the legend, a fail black
+	for k in stock patched; do
+		for l in "io_uring register" "gup-fast pin" "gup pin" "gup-fast pin-ro" "gup pin-ro"; do
+			has "$T/plots/verdicts.dat" "\"anon\" \"$k\" \"$l\""
+		done
+	done
+	has "$T/plots/verdicts.dat" '"memfd" "stock" "io_uring lifetime-munmap"'
+	hasnt "$T/plots/verdicts.dat" '"patched" "io_uring lifetime-munmap"'
+	for a in REFUSED PARTIAL; do
+		grep -qE "^[0-9]+ [0-9]+ 6 6 [0-9]+ [0-9]+ \"$a\"\$" "$T/plots/verdicts.dat" || fail "no $a in the legend"
+	done
+	has "$T/plots/verdicts.dat" '2533018 "REFUSED" 0 "file-private" "stock" "gup-fast pin"'
+	has "$T/plots/verdicts.dat" '2171169 "PARTIAL FAIL" 16777215 "file-shared" "patched" "gup-fast pin"'
+	has "$T/plots/verdicts.dat" '2533018 "REFUSED ?" 0 "readonly" "patched" "gup pin-ro"'
+	[ "$(grep -c '^$' "$T/plots/verdicts.dat")" = 8 ] || fail "want 5 data blocks"
 	# one pinner: no such section, no REFUSED in the legend
 	run_compare --plots "$T/p1" "$D/stock.csv" "$D/patched.csv"
 	hasnt "$T/out" "What each long-term pinner gets"
-	hasnt "$T/p1/verdicts.gp" "REFUSED"
+	hasnt "$T/p1/verdicts.dat" '"REFUSED"'
 	# an unknown pinner: exit 2, one line naming file, line and the fix
 	csv_awk "$P/patched.csv" 'NR == 3 { $col("pinner") = "dma-buf" } { print }' >"$T/patched.csv"
 	run_compare "$P/stock.csv" "$T/patched.csv"
@@ -311,7 +325,7 @@ pinner)
 	has "$T/err" "longpin-compare: $T/patched.csv:3: unknown pinner 'dma-buf' (io_uring, gup-fast, gup, rdma): use the longpin-compare of the longpin that wrote it"
 	command -v gnuplot >/dev/null || skip "pinner section checked; gnuplot not installed, PNG not checked"
 	[ "$(head -c 4 "$T/plots/verdicts.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "verdicts.png is not a PNG"
-	pass "three pinners: keys apart, a table per kernel, 4 disagreements, a grid panel per pinner" ;;
+	pass "three pinners: keys apart, a table per kernel, 4 disagreements, a grid column per kernel and pinner" ;;
 schema-mix)
 	# a schema-2 stock (no pinner column: io_uring) against a schema-3
 	# patched: the io_uring rows join, the gup rows are patched's only
@@ -366,6 +380,75 @@ repeats)
 	[ "$rc" = 2 ] && has "$T/err" "give files of 2 kernels or more" ||
 		fail "--repeats of one kernel: exit $rc"
 	pass "--repeats: one kernel per basename, the median of the repeats' medians" ;;
+grid)
+	# verdicts.png of a run as large as run.sh's default (two kernels,
+	# every memory type of `longpin types` by 3 prefaults by io_uring,
+	# gup-fast and gup, read-write and read-only; 3 lifetime cases; fio
+	# jobs): at most 1,600 px tall, every type, kernel and pinner named,
+	# prefaults sliced only where they differ, the data loss brown
+	types=$("$LONGPIN" types | awk '!/^#/ { print $1 }')
+	[ "$(echo "$types" | wc -w)" -ge 20 ] || fail "longpin types lists $(echo "$types" | wc -w) types"
+	for k in stock patched; do
+		csv_awk "$D/pinner/stock.csv" -v k="$k" -v types="$(echo $types)" '
+			function row(src, mem, pf, op, pin, fs, res, err, v, size) {
+				$col("source") = src; $col("memtype") = mem; $col("prefault") = pf
+				$col("op") = op; $col("pinner") = pin; $col("fs_type") = fs
+				$col("result") = res; $col("errno") = err; $col("verdict") = v
+				$col("size") = size; $col("data_check") = v == "defect" ? "mismatch" : "ok"
+				print
+			}
+			NR == 1 { print; next }
+			NR == 2 {
+				nt = split(types, t, " "); split("none read write", pfs, " ")
+				split("register pin pin pin-ro pin-ro", ops, " "); split("io_uring gup-fast gup gup-fast gup", pins, " ")
+				for (i = 1; i <= nt; i++) {
+					fss = t[i] ~ /^(file|fsdax)-(shared|private)$/ ? "ext4 xfs" : "-"
+					nf = split(fss, fs, " ")
+					for (f = 1; f <= nf; f++) for (p = 1; p <= 3; p++) for (o = 1; o <= 5; o++) {
+						res = 0; err = "-"
+						if (k == "stock" && o == 1 && t[i] ~ /^file-/) { res = -95; err = "EOPNOTSUPP" }
+						if (o == 2 && t[i] ~ /^fsdax-/ && pfs[p] != "write") { res = -4097; err = "REFUSED" }
+						if (o == 1 && t[i] == "readonly") { res = -14; err = "EFAULT" }
+						row("harness", t[i], pfs[p], ops[o], pins[o], fs[f], res, err, "pass", 16777216)
+					}
+					if (i > 15) continue
+					for (l = 1; l <= 3; l++) for (p = 1; p <= 3; p++) {
+						lost = k == "stock" && pfs[p] == "read" && t[i] ~ /^(anon-shared|memfd|tmpfs-shared|sysv-shm)$/
+						row("harness", t[i], pfs[p], "lifetime-" (l == 1 ? "reclaim" : l == 2 ? "reclaim-pinned" : "lazyfree"),
+						    "io_uring", fs[1], lost ? -5 : 0, lost ? "EIO" : "-", lost ? "defect" : "pass", 4194304)
+					}
+					if (i > 13) continue
+					row("fio", t[i], "none", "randread-nullb", "io_uring", fs[1], 0, "-", "pass", 32768)
+					row("fio", t[i], "write", "randwrite-nullb", "io_uring", fs[1], 0, "-", "pass", 32768)
+				}
+			}' >"$T/$k.csv"
+	done
+	echo "$(($(wc -l <"$T/stock.csv") - 1)) rows a kernel"
+	echo "+ longpin-compare --plots $T/plots $T/stock.csv $T/patched.csv"
+	rc=0
+	"$COMPARE" --plots "$T/plots" "$T/stock.csv" "$T/patched.csv" >"$T/out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || { tail -n 5 "$T/out"; fail "exit status $rc"; }
+	size=$(sed -n "s/^set terminal png .* size \([0-9]*\),\([0-9]*\)$/\1 \2/p" "$T/plots/verdicts.gp")
+	echo "verdicts.gp: size $size"
+	[ -n "$size" ] && [ "${size#* }" -le 1600 ] || fail "verdicts.png is '$size' px, want at most 1,600 tall"
+	# the labels drawn: rows, the columns' headers (kernel, pinner, op)
+	sed -n 's/^[0-9.]* [0-9.]* "\(.*\)"$/\1/p' "$T/plots/verdicts.dat" >"$T/labels"
+	for t in $types; do
+		grep -qxF -e "$t" -e "$t (ext4)" "$T/labels" || fail "no row for memory type $t"
+	done
+	for n in stock patched io_uring gup-fast gup pin-ro reclaim reclaim-pinned lazyfree fio; do
+		grep -qxF "$n" "$T/labels" || fail "no column header $n"
+	done
+	# the prefaults of a cell: one where they agree, sliced where not
+	has "$T/plots/verdicts.dat" '6732650 "0" 0 "anon" "stock" "io_uring register"'
+	has "$T/plots/verdicts.dat" '2533018 "n r: REFUSED" 0 "fsdax-shared (ext4)" "patched" "gup-fast pin"'
+	has "$T/plots/verdicts.dat" '6732650 "w: 0" 0 "fsdax-shared (ext4)" "patched" "gup-fast pin"'
+	has "$T/plots/verdicts.dat" '9268835 "r: EIO LOST" 16777215 "memfd" "stock" "io_uring lifetime-reclaim"'
+	has "$T/plots/verdicts.dat" '"n w: 0" 0 "memfd" "stock" "io_uring lifetime-reclaim"'
+	command -v gnuplot >/dev/null || skip "verdicts.gp checked; gnuplot not installed, PNG not checked"
+	png=$(od -An -tu1 -j16 -N8 "$T/plots/verdicts.png" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4, $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }')
+	[ "$png" = "$size" ] || fail "verdicts.png is $png px, verdicts.gp says $size"
+	pass "verdicts.png of $(echo "$types" | wc -w) types, 2 kernels, 3 pinners: $png px" ;;
 *)
 	fail "unknown case $case" ;;
 esac
