@@ -250,6 +250,8 @@ pinner-lifetime-gup)
 	expect 2 "lifetime cycles: --pinner gup unpins inside its ioctl, so there is no unpin to test: give --pinner io_uring or rdma$" --pinner gup --lifetime cycles --mem anon ;;
 pinner-lifetime-case)
 	expect 2 "lifetime fork takes --pinner io_uring only: with --pinner rdma give reclaim, lazyfree or cycles$" --pinner rdma --lifetime fork --mem anon ;;
+pinner-lifetime-vfio)
+	expect 2 "lifetime reclaim takes --pinner io_uring or rdma only: --pinner vfio takes no lifetime case$" --pinner vfio --lifetime reclaim --mem anon ;;
 pinner-lifetime-ro)
 	expect 2 "lifetime reclaim pins for the device to write: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
 pinner-absent)
