@@ -35,7 +35,7 @@ const char *const pinner_name[NPINNERS] = {
 #undef LP_PINNER
 };
 
-/* "io_uring, gup-fast, gup, rdma": the pinners this longpin-compare knows */
+/* "io_uring, gup-fast, gup, rdma, vfio": the pinners this longpin-compare knows */
 static const char *pinner_names(void)
 {
 	static char buf[160];

@@ -114,7 +114,7 @@ static int readonly_check_c(const struct opts *o)
 	    pinner_find(o->pinner)->ops->readonly)
 		return ret;
 	return lp_err(LP_EUSAGE,
-		      "--readonly-pin belongs to --pinner gup-fast, gup or rdma (%s pins for writing): give --pinner too",
+		      "--readonly-pin belongs to --pinner gup-fast, gup, rdma or vfio (%s pins for writing): give --pinner too",
 		      o->pinner);
 }
 
@@ -601,6 +601,8 @@ static const char man_env[] =
 	"The release to choose a contract for, instead of uname \\-r.\n"
 	".TP\n.B LONGPIN_RDMA_DEV\n"
 	"The RDMA device of \\-\\-pinner rdma (default: the first rxe*, else the first).\n"
+	".TP\n.B LONGPIN_VFIO_DEV\n"
+	"The PCI device of \\-\\-pinner vfio, bound to vfio\\-pci (default: the first bound to it).\n"
 	".TP\n.B TMPDIR\n"
 	"Where I/O targets go when the memory has no directory of its own.\n";
 

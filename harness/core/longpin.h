@@ -226,6 +226,7 @@ struct smaps_sum {
 	long anon_huge_kb;
 };
 long vmpin_kb(void);
+long vmlck_kb(void);
 long vmpin_wait(long want, unsigned int ms, unsigned int *took);
 int vmstat_pins(long *acquired, long *released);
 /* kmsg.c: the kernel reports logged between kmsg_open() and kmsg_reports() */

@@ -36,6 +36,12 @@ long vmpin_kb(void)
 	return proc_kv("/proc/self/status", "VmPin:");
 }
 
+/* locked_vm, which vfio charges its DMA maps to (and mlock()) */
+long vmlck_kb(void)
+{
+	return proc_kv("/proc/self/status", "VmLck:");
+}
+
 /* Poll VmPin for up to @ms until it is @want again; returns the last value. */
 long vmpin_wait(long want, unsigned int ms, unsigned int *took)
 {

@@ -543,11 +543,15 @@ static int pinner_fits(const struct lt_case *k, const struct opts *o)
 		return lp_err(LP_EUSAGE,
 			      "lifetime %s: --pinner %s unpins inside its ioctl, so there is no unpin to test: give --pinner %s",
 			      k->name, o->pinner, pinners_of(k, list, sizeof(list)));
+	if (!case_takes(k, o->pinner) && !*cases_of(o->pinner, other, sizeof(other)))
+		return lp_err(LP_EUSAGE,
+			      "lifetime %s takes --pinner %s only: --pinner %s takes no lifetime case",
+			      k->name, pinners_of(k, list, sizeof(list)), o->pinner);
 	if (!case_takes(k, o->pinner))
 		return lp_err(LP_EUSAGE,
 			      "lifetime %s takes --pinner %s only: with --pinner %s give %s",
 			      k->name, pinners_of(k, list, sizeof(list)), o->pinner,
-			      cases_of(o->pinner, other, sizeof(other)));
+			      other);
 	if (o->readonly_pin)
 		return lp_err(LP_EUSAGE,
 			      "lifetime %s pins for the device to write: drop --readonly-pin",

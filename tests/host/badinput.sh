@@ -237,9 +237,9 @@ io-uring-disabled-torture)
 	no_leftovers "$T"
 	pass "$case: exit 2 before any thread, the sysctl named, no CSV" ;;
 pinner-unknown)
-	expect 2 "--pinner foo: give io_uring, gup-fast, gup or rdma \(longpin pinners\)$" --pinner foo --mem anon ;;
+	expect 2 "--pinner foo: give io_uring, gup-fast, gup, rdma or vfio \(longpin pinners\)$" --pinner foo --mem anon ;;
 readonly-pin)
-	expect 2 "--readonly-pin belongs to --pinner gup-fast, gup or rdma .*: give --pinner too$" --readonly-pin --mem anon ;;
+	expect 2 "--readonly-pin belongs to --pinner gup-fast, gup, rdma or vfio .*: give --pinner too$" --readonly-pin --mem anon ;;
 pinner-cycles)
 	expect 2 "--pinner gup only pins and unpins, so --cycles would do nothing: drop it$" --pinner gup --cycles 3 --mem anon ;;
 pinner-io)
@@ -250,6 +250,8 @@ pinner-lifetime-gup)
 	expect 2 "lifetime cycles: --pinner gup unpins inside its ioctl, so there is no unpin to test: give --pinner io_uring or rdma$" --pinner gup --lifetime cycles --mem anon ;;
 pinner-lifetime-case)
 	expect 2 "lifetime fork takes --pinner io_uring only: with --pinner rdma give reclaim, lazyfree or cycles$" --pinner rdma --lifetime fork --mem anon ;;
+pinner-lifetime-vfio)
+	expect 2 "lifetime reclaim takes --pinner io_uring or rdma only: --pinner vfio takes no lifetime case$" --pinner vfio --lifetime reclaim --mem anon ;;
 pinner-lifetime-ro)
 	expect 2 "lifetime reclaim pins for the device to write: drop --readonly-pin$" --pinner rdma --readonly-pin --lifetime reclaim --mem anon ;;
 pinner-absent)
@@ -260,5 +262,10 @@ pinner-rdma-absent)
 	# no RDMA device here (or no libibverbs in the build)
 	[ -d /sys/class/infiniband ] && skip "this machine has an RDMA device: nothing absent to check"
 	pinner_skip rdma "(no RDMA device: modprobe rdma_rxe; .*rdma link add rxe0 type rxe netdev dummy0|no RDMA device, and this kernel has no networking .*CONFIG_RDMA_RXE|longpin was built without libibverbs: apt-get install libibverbs-dev and rebuild)" ;;
+pinner-vfio-absent)
+	# no device bound to vfio-pci here (nothing is ever bound by a test)
+	[ -n "$(ls /sys/bus/pci/drivers/vfio-pci 2>/dev/null | grep -E '^[0-9a-f]{4}:')" ] &&
+		skip "this machine has a device bound to vfio-pci: nothing absent to check"
+	LONGPIN_VFIO_DEV='' pinner_skip vfio "(vfio-pci is not loaded \(no /sys/bus/pci/drivers/vfio-pci\): modprobe vfio-pci, then bind a device to it \(echo vfio-pci > /sys/bus/pci/devices/D/driver_override; .*\)|no device bound to vfio-pci: bind one \(echo vfio-pci > /sys/bus/pci/devices/D/driver_override; .*\), or name one in LONGPIN_VFIO_DEV)" ;;
 *)	fail "unknown case $case" ;;
 esac

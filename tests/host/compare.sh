@@ -322,7 +322,7 @@ pinner)
 	csv_awk "$P/patched.csv" 'NR == 3 { $col("pinner") = "dma-buf" } { print }' >"$T/patched.csv"
 	run_compare "$P/stock.csv" "$T/patched.csv"
 	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] || fail "unknown pinner: exit $rc"
-	has "$T/err" "longpin-compare: $T/patched.csv:3: unknown pinner 'dma-buf' (io_uring, gup-fast, gup, rdma): use the longpin-compare of the longpin that wrote it"
+	has "$T/err" "longpin-compare: $T/patched.csv:3: unknown pinner 'dma-buf' (io_uring, gup-fast, gup, rdma, vfio): use the longpin-compare of the longpin that wrote it"
 	command -v gnuplot >/dev/null || skip "pinner section checked; gnuplot not installed, PNG not checked"
 	[ "$(head -c 4 "$T/plots/verdicts.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "verdicts.png is not a PNG"
 	pass "three pinners: keys apart, a table per kernel, 4 disagreements, a grid column per kernel and pinner" ;;

@@ -121,6 +121,17 @@ mod_unpack() { # modules-root path stage-dir list: the module decompressed, its 
 	[[ $base == null_blk.ko ]] && params=$NULLB_PARAMS
 	echo "$dst $params" >>"$list"
 }
+# mod_visit PATH: PATH after what it needs, appended to the caller's
+# order (once each, by the caller's seen; modules.dep of the caller's
+# mroot)
+mod_visit() {
+	local path=$1 line d
+	[[ -n ${seen[$path]:-} ]] && return 0
+	seen[$path]=1
+	line=$(grep -m1 "^$path:" "$mroot/modules.dep" || true)
+	for d in ${line#*:}; do mod_visit "$d"; done
+	order+=("$path")
+}
 # modules_initramfs NAME: prints the path of the modules archive of a
 # Debian kernel: DEB_MODULES in /etc/longpin/modules, then what
 # DEB_RDMA_MODULES add in /etc/longpin/modules-rdma (all of them or none),
@@ -137,19 +148,11 @@ modules_initramfs() {
 	[[ -f $mroot/modules.dep ]] || die "$mroot/modules.dep missing"
 	declare -A seen=()
 	local order=() rdma=()
-	visit() {
-		local path=$1 line d
-		[[ -n ${seen[$path]:-} ]] && return 0
-		seen[$path]=1
-		line=$(grep -m1 "^$path:" "$mroot/modules.dep" || true)
-		for d in ${line#*:}; do visit "$d"; done
-		order+=("$path")
-	}
 	local m path i nbase list
 	for m in "${DEB_MODULES[@]}"; do
 		path=$(mod_path "$mroot" "$m")
 		[[ -n $path ]] || die "module $m not found in $mroot/modules.dep"
-		visit "$path"
+		mod_visit "$path"
 	done
 	nbase=${#order[@]}
 	for m in "${DEB_RDMA_MODULES[@]}"; do
@@ -161,7 +164,7 @@ modules_initramfs() {
 		fi
 		rdma+=("$path")
 	done
-	for path in "${rdma[@]}"; do visit "$path"; done
+	for path in "${rdma[@]}"; do mod_visit "$path"; done
 	mktmp
 	local r=$TMPD/mods
 	rm -rf "$r"
@@ -173,6 +176,43 @@ modules_initramfs() {
 		mod_unpack "$mroot" "${order[$i]}" "$r" "$r/etc/longpin/$list"
 	done
 	cp "$mroot"/modules.{order,builtin} "$r/lib/modules/$rel/" 2>/dev/null || true
+	pack_cpio "$r" "$out"
+	rm -rf "$r"
+	echo "$out"
+}
+# vfio_initramfs NAME: prints the path of the vfio archive of a Debian
+# kernel (run --vfio): DEB_VFIO_MODULES and what they need that the
+# modules archive lacks, in dependency order in /etc/longpin/modules-vfio
+vfio_initramfs() {
+	local name=$1 dir rel mroot key out
+	dir=$(deb_dir "$name")
+	rel=$(cat "$dir/release")
+	mroot=$dir/root/lib/modules/$rel
+	key=$({ cat "$dir/package"; echo "${DEB_MODULES[*]} ${DEB_RDMA_MODULES[*]} / ${DEB_VFIO_MODULES[*]}"; } | sha)
+	out=$CACHE/initramfs/vfio-$name-$key.cpio.gz
+	if [[ -f $out ]]; then echo "$out"; return 0; fi
+	stage "initramfs: packing vfio modules for $name ($rel)" >&2
+	declare -A seen=()
+	local order=() m path nbase i
+	# what the modules archive has already (rdma's as far as there)
+	for m in "${DEB_MODULES[@]}" "${DEB_RDMA_MODULES[@]}"; do
+		path=$(mod_path "$mroot" "$m")
+		[[ -z $path ]] || mod_visit "$path"
+	done
+	nbase=${#order[@]}
+	for m in "${DEB_VFIO_MODULES[@]}"; do
+		path=$(mod_path "$mroot" "$m")
+		[[ -n $path ]] || die "run --vfio: $name has no module $m (in $mroot/modules.dep)"
+		mod_visit "$path"
+	done
+	mktmp
+	local r=$TMPD/vfio
+	rm -rf "$r"
+	mkdir -p "$r/etc/longpin"
+	: >"$r/etc/longpin/modules-vfio"
+	for ((i = nbase; i < ${#order[@]}; i++)); do
+		mod_unpack "$mroot" "${order[$i]}" "$r" "$r/etc/longpin/modules-vfio"
+	done
 	pack_cpio "$r" "$out"
 	rm -rf "$r"
 	echo "$out"

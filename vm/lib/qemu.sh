@@ -87,10 +87,17 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 	append+=" brd.${BRD_PARAMS// / brd.} null_blk.$NULLB_PARAMS random.trust_cpu=on secretmem.enable=1 longpin.kernel=$name longpin.mode=$mode${extra:+ $extra}"
 	# the guest's benchmarks label their figures by it (vm/guest/bench.sh)
 	[[ -z $ICOUNT ]] || append+=" longpin.icount=$ICOUNT"
+	# run --vfio: the machine, devices and command line vfio needs
+	local machine=pc,nvdimm=on iommu=()
+	if ((WITH_VFIO)); then
+		vfio_args
+		machine=$VFIO_MACHINE iommu=("${VFIO_DEVICES[@]}")
+		append+=" $VFIO_APPEND"
+	fi
 	# shellcheck disable=SC2054,SC2206 # commas are part of QEMU options; LONGPIN_QEMU_EXTRA splits
-	QEMU_ARGS=("$QEMU_BIN" "${accel[@]}" -machine pc,nvdimm=on -cpu "$cpu" -smp 2,sockets=2,cores=1,threads=1
+	QEMU_ARGS=("$QEMU_BIN" "${accel[@]}" -machine "$machine" -cpu "$cpu" -smp 2,sockets=2,cores=1,threads=1
 		-m "$GUEST_MEM,slots=4,maxmem=$((${GUEST_MEM%G} + 6))G" -nodefaults -vga none -display none -no-reboot
-		"${numa[@]}"
+		"${numa[@]}" "${iommu[@]}"
 		# LONGPIN_QEMU_EXTRA: more QEMU arguments, split at blanks (a
 		# study's -plugin with --icount, say); none by default
 		${LONGPIN_QEMU_EXTRA:-}
@@ -99,6 +106,23 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 		-device nvdimm,id=nvdimm0,memdev=mem0,label-size=128K
 		-object "memory-backend-file,id=mem1,share=on,mem-path=$small,size=$NVDIMM_SMALL,align=2M"
 		-device nvdimm,id=nvdimm1,memdev=mem1,label-size=128K)
+}
+
+# vfio_args -> VFIO_MACHINE VFIO_DEVICES VFIO_APPEND: run --vfio's guest.
+# vfio-pci needs a device in an IOMMU group, and QEMU's emulated IOMMU
+# (intel-iommu) is a q35 device; its interrupt remapping (intremap=on)
+# lets vfio_iommu_type1 take the group without allow_unsafe_interrupts,
+# and under KVM it needs the split irqchip. The device is QEMU's edu
+# (1234:11e8), which no Debian driver claims: the guest binds it to
+# vfio-pci. Debian's kernels leave the IOMMU off unless intel_iommu=on.
+# NVDIMMs work on q35 as on pc (nvdimm=on). Only run --vfio asks for it:
+# the pc guests and their results stay as they are.
+vfio_args() {
+	VFIO_MACHINE=q35,nvdimm=on
+	[[ $ACCEL != kvm ]] || VFIO_MACHINE+=,kernel-irqchip=split
+	# shellcheck disable=SC2054 # commas are part of QEMU options
+	VFIO_DEVICES=(-device intel-iommu,intremap=on -device edu)
+	VFIO_APPEND=intel_iommu=on
 }
 
 # nvdimm_prepare NAME: NVDIMM_GOLDEN, the cached NVDIMM images with labels,
@@ -147,16 +171,23 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 	lock_cache
 	[[ -z $ICOUNT ]] || icount_qemu
 	KIMG=$(kernel_image "$name")
-	local base mods='' fio=''
+	local base mods='' fio='' vfio=''
 	base=$(base_initramfs)
 	[[ $name == debian-* ]] && mods=$(modules_initramfs "$name")
 	((WITH_FIO)) && fio=$(fio_initramfs)
+	if ((WITH_VFIO)); then
+		if [[ $name == debian-* ]]; then
+			vfio=$(vfio_initramfs "$name")
+		else
+			stage "run $name: --vfio: $name has no vfio (built without CONFIG_VFIO): longpin --pinner vfio will skip; use debian-6.1 or debian-6.12"
+		fi
+	fi
 	mktmp
 	run_initramfs "$@"
 	INITRD=$TMPD/initrd.cpio.gz
 	# concatenated cpio archives: base, modules, per-run (command, longpin, --add)
-	cat "$base" ${mods:+"$mods"} ${fio:+"$fio"} "$TMPD/run.cpio.gz" >"$INITRD"
-	stage "initramfs: $(du -h "$INITRD" | cut -f1) ($(basename "$base")${mods:+ + $(basename "$mods")}${fio:+ + $(basename "$fio")} + per-run part)"
+	cat "$base" ${mods:+"$mods"} ${vfio:+"$vfio"} ${fio:+"$fio"} "$TMPD/run.cpio.gz" >"$INITRD"
+	stage "initramfs: $(du -h "$INITRD" | cut -f1) ($(basename "$base")${mods:+ + $(basename "$mods")}${vfio:+ + $(basename "$vfio")}${fio:+ + $(basename "$fio")} + per-run part)"
 	# the prepare boot needs this initramfs; the lock keeps two runs from
 	# preparing the same images at once
 	nvdimm_prepare "$name"
