@@ -159,6 +159,16 @@ run_vm() {
 # figures do not depend on what else runs: the boots go to the background,
 # at most one per core at a time, beside the next kernel's matrix.
 bench_pids=()
+# bench_keep KERNEL I RC: a boot that left no benchmark: its log and the
+# guest's console go to raw/ (the work dir and the cache's runs/ do not
+# last), named in the one-line error
+bench_keep() {
+	local log=$out/raw/bench-$1-$2.log con
+	cp "$work/bench-$1-$2.log" "$log"
+	con=$(sed -n 's/.*console log \([^ ]*\).*/\1/p' "$log" | head -n1)
+	[ -n "$con" ] && [ -f "$con" ] && cp "$con" "$out/raw/bench-$1-$2.console.log"
+	echo "run.sh: kernel $1 produced no benchmark in boot $2 (exit $3; log $log, console $out/raw/bench-$1-$2.console.log)" >&2
+}
 bench_boot() { # KERNEL I: one boot; its status in $work/bench-KERNEL-I.rc
 	local k=$1 i=$2 res=$work/$k-bench$2 dst=$out/bench/$k.csv rc=0
 	[ "$repeat" = 1 ] || { mkdir -p "$out/bench/r$i"; dst=$out/bench/r$i/$k.csv; }
@@ -171,7 +181,7 @@ bench_boot() { # KERNEL I: one boot; its status in $work/bench-KERNEL-I.rc
 		cp "$res/bench.csv" "$dst"
 		[ -f "$res/bench-numa.txt" ] && cp "$res/bench-numa.txt" "${dst%.csv}-numa.txt"
 	else
-		echo "run.sh: kernel $k produced no benchmark in boot $i (exit $rc; log $work/bench-$k-$i.log)" >&2
+		bench_keep "$k" "$i" "$rc"
 		[ $rc != 0 ] || rc=1
 	fi
 	echo $rc >"$work/bench-$k-$i.rc"
