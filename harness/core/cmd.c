@@ -105,17 +105,33 @@ static int pinner_known(const struct opts *o)
 		      o->pinner, list);
 }
 
+/* "gup-fast, gup, rdma or vfio": the pinners with a read-only pin */
+static const char *readonly_pinners(char *buf, size_t len)
+{
+	const struct pinner_info *p;
+	size_t i, k = 0, n = 0;
+
+	for (i = 0; (p = pinner_nth(i)); i++)
+		n += p->ops->readonly;
+	buf[0] = '\0';
+	for (i = 0; (p = pinner_nth(i)); i++)
+		if (p->ops->readonly)
+			list_add(buf, len, k++, n, p->name);
+	return buf;
+}
+
 /* --readonly-pin needs a pinner that has a read-only pin. */
 static int readonly_check_c(const struct opts *o)
 {
 	int ret = pinner_known(o);
+	char list[160];
 
 	if (ret != LP_OK || !o->readonly_pin ||
 	    pinner_find(o->pinner)->ops->readonly)
 		return ret;
 	return lp_err(LP_EUSAGE,
-		      "--readonly-pin belongs to --pinner gup-fast, gup, rdma or vfio (%s pins for writing): give --pinner too",
-		      o->pinner);
+		      "--readonly-pin belongs to --pinner %s (%s pins for writing): give --pinner too",
+		      readonly_pinners(list, sizeof(list)), o->pinner);
 }
 
 static int readonly_check(struct opts *o)
