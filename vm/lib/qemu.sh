@@ -201,9 +201,22 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 new_rundir() {
 	mkdir -p "$CACHE/runs"
 	RUNDIR=$(mktemp -d "$CACHE/runs/$(date +%Y%m%d-%H%M%S)-$1.XXXX")
-	# keep the 30 newest run directories
+	echo $$ >"$RUNDIR/owner"
+	prune_runs "$CACHE/runs" 30
+}
+
+# prune_runs DIR N: remove all but the N newest run directories, never one
+# whose longpin-vm is still alive (its owner file): a 30-minute benchmark
+# boot beside a ./test.sh lost its console and channel to the pruning of
+# the runs started after it, and died with exit 4
+prune_runs() {
+	local d pid
 	# shellcheck disable=SC2012 # ls -t: newest first; the names are our own
-	ls -dt "$CACHE/runs"/*/ 2>/dev/null | tail -n +31 | xargs -r rm -rf
+	ls -dt "$1"/*/ 2>/dev/null | tail -n +$(($2 + 1)) | while read -r d; do
+		pid=$(cat "$d/owner" 2>/dev/null)
+		[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && continue
+		rm -rf "$d"
+	done
 }
 
 # run_guest NAME TIMEOUT OUT CMD...: prepare and boot the guest, CMD's status
