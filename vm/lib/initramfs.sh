@@ -132,18 +132,28 @@ mod_visit() {
 	for d in ${line#*:}; do mod_visit "$d"; done
 	order+=("$path")
 }
+# deb_archive NAME KIND WHAT: for a module archive of the Debian kernel
+# NAME, sets the caller's rel (its release), mroot (its modules) and out
+# ($CACHE/initramfs/KIND-NAME-KEY.cpio.gz, KEY from its package and WHAT);
+# true when out is built already
+deb_archive() {
+	local dir
+	dir=$(deb_dir "$1")
+	rel=$(cat "$dir/release")
+	mroot=$dir/root/lib/modules/$rel
+	out=$CACHE/initramfs/$2-$1-$({ cat "$dir/package"; echo "$3"; } | sha).cpio.gz
+	[[ -f $out ]]
+}
 # modules_initramfs NAME: prints the path of the modules archive of a
 # Debian kernel: DEB_MODULES in /etc/longpin/modules, then what
 # DEB_RDMA_MODULES add in /etc/longpin/modules-rdma (all of them or none),
 # each list in dependency order
 modules_initramfs() {
-	local name=$1 dir rel mroot key out
-	dir=$(deb_dir "$name")
-	rel=$(cat "$dir/release")
-	mroot=$dir/root/lib/modules/$rel
-	key=$({ cat "$dir/package"; echo "${DEB_MODULES[*]} $BRD_PARAMS $NULLB_PARAMS ${DEB_RDMA_MODULES[*]}"; } | sha)
-	out=$CACHE/initramfs/modules-$name-$key.cpio.gz
-	if [[ -f $out ]]; then echo "$out"; return 0; fi
+	local name=$1 rel mroot out
+	if deb_archive "$name" modules "${DEB_MODULES[*]} $BRD_PARAMS $NULLB_PARAMS ${DEB_RDMA_MODULES[*]}"; then
+		echo "$out"
+		return 0
+	fi
 	stage "initramfs: packing modules for $name ($rel)" >&2
 	[[ -f $mroot/modules.dep ]] || die "$mroot/modules.dep missing"
 	declare -A seen=()
@@ -184,13 +194,11 @@ modules_initramfs() {
 # kernel (run --vfio): DEB_VFIO_MODULES and what they need that the
 # modules archive lacks, in dependency order in /etc/longpin/modules-vfio
 vfio_initramfs() {
-	local name=$1 dir rel mroot key out
-	dir=$(deb_dir "$name")
-	rel=$(cat "$dir/release")
-	mroot=$dir/root/lib/modules/$rel
-	key=$({ cat "$dir/package"; echo "${DEB_MODULES[*]} ${DEB_RDMA_MODULES[*]} / ${DEB_VFIO_MODULES[*]}"; } | sha)
-	out=$CACHE/initramfs/vfio-$name-$key.cpio.gz
-	if [[ -f $out ]]; then echo "$out"; return 0; fi
+	local name=$1 rel mroot out
+	if deb_archive "$name" vfio "${DEB_MODULES[*]} ${DEB_RDMA_MODULES[*]} / ${DEB_VFIO_MODULES[*]}"; then
+		echo "$out"
+		return 0
+	fi
 	stage "initramfs: packing vfio modules for $name ($rel)" >&2
 	declare -A seen=()
 	local order=() m path nbase i
