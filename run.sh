@@ -80,6 +80,10 @@ fi
 	{ echo "run.sh: --repeat needs --bench-clock icount (a wall-clock repeat shares the matrix's boot)" >&2; exit 2; }
 IFS=, read -ra list <<<"$kernels"
 names=$(vm/longpin-vm kernels --names)	# the one list of kernel names
+# benchmarks compare kernels of one config: ours, built here from Debian's
+# source; Debian's own kernels (another config, their modules) run the rest
+built=$(vm/longpin-vm kernels --built)
+benches() { grep -qxF -- "$1" <<<"$built"; }
 for k in "${list[@]}"; do
 	[ "$k" = host ] && [ $torture = 1 ] &&
 		{ echo "run.sh: --torture runs in guests: give VM kernels, not host (longpin --torture runs here as it is)" >&2; exit 2; }
@@ -128,7 +132,8 @@ run_vm() {
 		benchonly=1 phases=()
 		[ "$bclock" = icount ] && return 0	# run_bench boots it
 	fi
-	[ $nobench = 0 ] && [ "$bclock" = wall ] && phases+=(bench)
+	benches "$k" || [ $nobench = 1 ] || stage "kernel $k: no benchmarks: Debian's config, not ours, so no ratio against our kernels would mean anything"
+	[ $nobench = 0 ] && [ "$bclock" = wall ] && benches "$k" && phases+=(bench)
 	[ $benchonly = 0 ] && [ $lifetime = 1 ] && phases+=(lifetime)
 	if [ $benchonly = 0 ] && [ $nofio = 0 ]; then
 		adds+=(--fio)
@@ -231,7 +236,7 @@ for k in "${list[@]}"; do
 	else
 		run_vm "$k"
 		rc=$?
-		[ $nobench = 0 ] && [ "$bclock" = icount ] && run_bench "$k"
+		[ $nobench = 0 ] && [ "$bclock" = icount ] && benches "$k" && run_bench "$k"
 		(exit $rc)
 	fi
 	rc=$?
