@@ -126,7 +126,7 @@ vfio_args() {
 	[[ $ACCEL != kvm ]] || VFIO_MACHINE+=,kernel-irqchip=split
 	# shellcheck disable=SC2054 # commas are part of QEMU options
 	VFIO_DEVICES=(-device intel-iommu,intremap=on -device edu)
-	VFIO_APPEND='intel_iommu=on no_timer_check'
+	VFIO_APPEND='intel_iommu=on no_timer_check longpin.vfio=1'
 }
 
 # nvdimm_prepare NAME: NVDIMM_GOLDEN, the cached NVDIMM images with labels,
@@ -180,11 +180,8 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 	[[ $name == debian-* ]] && mods=$(modules_initramfs "$name")
 	((WITH_FIO)) && fio=$(fio_initramfs)
 	if ((WITH_VFIO)); then
-		if [[ $name == debian-* ]]; then
-			vfio=$(vfio_initramfs "$name")
-		else
-			stage "run $name: --vfio: $name has no vfio (built without CONFIG_VFIO): longpin --pinner vfio will skip; use debian-6.1 or debian-6.12"
-		fi
+		# ours have vfio built in (vm/kernel.config)
+		[[ $name != debian-* ]] || vfio=$(vfio_initramfs "$name")
 	fi
 	mktmp
 	run_initramfs "$@"
