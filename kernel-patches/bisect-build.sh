@@ -19,7 +19,7 @@ nommu=${LONGPIN_BISECT_NOMMU:-1}
 cross=arm-linux-gnueabi-
 # base -> its series directories, in order, the kernel built with them and
 # the pristine tree longpin-vm unpacks its tarball into
-declare -A sets=([6.1]="6.1-stable 6.1" [6.12]="6.12") kernel=([6.1]=patched [6.12]=patched-6.12) \
+declare -A sets=([6.1]="6.1-stable 6.1-vfio 6.1" [6.12]="6.12-vfio 6.12") kernel=([6.1]=patched [6.12]=patched-6.12) \
 	pristine=([6.1]=stock [6.12]=stock-6.12)
 bases=("$@")
 ((${#bases[@]})) || bases=(6.1 6.12)
