@@ -9,7 +9,11 @@
  * Optional words after the answer: "nofault" says that the attempt must
  * not fault any page (resident pages and dirty kB of the buffer stay as
  * they were); "defect" says that the answer is a known kernel defect
- * (data lost), so that a row matching it reads "defect", never "pass".
+ * (data lost), so that a row matching it reads "defect", never "pass";
+ * "leak=NAME" on a pinner's row says that the pin answers as given but
+ * its pins are never all released, a known kernel defect called NAME:
+ * the row reads "defect" when only that leak fails it, "fixed" when its
+ * pins balance.
  * A row may start with "lifetime CASE": it gives the answer of that
  * --lifetime case (by default a case expects 0 where TYPE registers).
  * A row may start with "pinner LIST" (a comma list of pinners, NAME/ro for
@@ -47,6 +51,7 @@ struct crow {
 	int err;			/* 0 or -errno */
 	bool nofault;
 	bool defect;
+	char leak[40];			/* leak=NAME, "": none */
 };
 
 struct contract {
@@ -81,6 +86,9 @@ static int parse_flag(struct crow *r, const char *flag)
 		r->nofault = true;
 	else if (!strcmp(flag, "defect"))
 		r->defect = true;
+	else if (!strncmp(flag, "leak=", 5) && flag[5] &&
+		 strlen(flag + 5) < sizeof(r->leak))
+		snprintf(r->leak, sizeof(r->leak), "%s", flag + 5);
 	else
 		return -EINVAL;
 	return 0;
@@ -88,14 +96,14 @@ static int parse_flag(struct crow *r, const char *flag)
 
 static int parse_row(struct crow *r, char *line)
 {
-	char mem[32], pf[16], size[24], exp[24], flag[2][16];
+	char mem[32], pf[16], size[24], exp[24], flag[2][48];
 	int i, n, off = 0;
 
 	if (sscanf(line, "pinner %47s %n", r->pinner, &off) != 1)
 		off = 0;
 	if (sscanf(line + off, "lifetime %23s %n", r->lcase, &n) == 1)
 		off += n;
-	n = sscanf(line + off, "%31s %15s %23s %23s %15s %15s", mem, pf, size,
+	n = sscanf(line + off, "%31s %15s %23s %23s %47s %47s", mem, pf, size,
 		   exp, flag[0], flag[1]);
 	if (n < 4)
 		return -EINVAL;
@@ -407,6 +415,14 @@ bool contract_lookup_pinner(const struct contract *c, const char *pinner,
 	*err = r->err;
 	*nofault = r->nofault;
 	return true;
+}
+
+const char *contract_leak(const struct contract *c, const char *pinner,
+			  const char *mem, enum prefault pf, size_t size)
+{
+	const struct crow *r = find_row(c, pinner, NULL, mem, pf, size);
+
+	return r && r->leak[0] ? r->leak : NULL;
 }
 
 bool contract_lookup_case(const struct contract *c, const char *lcase,

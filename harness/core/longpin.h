@@ -269,6 +269,9 @@ bool contract_lookup(const struct contract *c, const char *mem,
 bool contract_lookup_pinner(const struct contract *c, const char *pinner,
 			    const char *mem, enum prefault pf, size_t size,
 			    int *err, bool *nofault);
+/* the name of the row's known pin leak (a "leak=NAME" flag), or NULL */
+const char *contract_leak(const struct contract *c, const char *pinner,
+			  const char *mem, enum prefault pf, size_t size);
 /*
  * The answer of --lifetime @lcase for @mem, when the contract has a
  * "lifetime CASE" row for it; *defect: that answer is a known kernel
