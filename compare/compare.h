@@ -71,6 +71,7 @@ struct cell {
 	struct range reg, fixed, plain, ratio;
 	struct range probe_calls, probe_p999, probe_max;
 	long leak_kb;		/* most kB left pinned by one of its rows */
+	bool pin_defect;	/* its "defect" is a known pin leak, not data lost */
 	int ncorrupt;		/* rows whose data check failed */
 	bool emulated;		/* a row was measured under TCG: MiB/s are not hardware's */
 	bool icount;		/* a row's times count instructions (accel tcg-icountN) */

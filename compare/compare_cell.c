@@ -209,6 +209,8 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
 		row_result(res, sizeof(res), f, rows[r]);
 		set_add(all, sizeof(all), res);
 		set_add(cl->verdict, sizeof(cl->verdict), col_get(f, rows[r], C_VERDICT));
+		/* a lifetime case's defect loses data, a pin's leaks its pins */
+		cl->pin_defect |= strncmp(col_get(f, rows[r], C_OP), "lifetime-", 9) != 0;
 		if (row_leak(f, rows[r]) > cl->leak_kb)
 			cl->leak_kb = row_leak(f, rows[r]);
 		cl->ncorrupt += row_corrupt(f, rows[r]);

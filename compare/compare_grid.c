@@ -42,7 +42,7 @@ static const struct {
 	const char *what;
 } grid_colour[GC_NR] = {
 	[GC_FAIL] = { 0x212121, "FAIL" },	/* near black, white text */
-	[GC_LOST] = { 0x8d6e63, "DATA LOST" },	/* brown, white text */
+	[GC_LOST] = { 0x8d6e63, "known defect" },	/* brown, white text */
 	[GC_OK] = { 0x66bb6a, "0" },		/* green */
 	[GC_EOPNOTSUPP] = { 0xffa726, "EOPNOTSUPP" },	/* orange */
 	[GC_EFAULT] = { 0xef5350, "EFAULT" },	/* red */
@@ -159,14 +159,16 @@ static int result_colour(const struct cell *cl)
 }
 
 /* The verdict, after the answer: none for a pass. */
-static const char *verdict_mark(const char *v)
+static const char *verdict_mark(const struct cell *cl)
 {
+	const char *v = cl->verdict;
+
 	if (!*v || !strcmp(v, "pass"))
 		return "";
 	if (!strcmp(v, "fail"))
 		return "FAIL";
 	if (!strcmp(v, "defect"))
-		return "LOST";
+		return cl->pin_defect ? "LEAK" : "LOST";
 	if (!strcmp(v, "unchecked"))
 		return "?";
 	return v;			/* "fixed", "pass/fail", ... */
@@ -175,7 +177,7 @@ static const char *verdict_mark(const char *v)
 /* "0", "EOPNOTSUPP", "EIO LOST", "0/EFAULT pass/fail", "missing" */
 static void cell_text(char *buf, size_t n, const struct cell *cl)
 {
-	const char *s = cl->res, *mark = verdict_mark(cl->verdict);
+	const char *s = cl->res, *mark = verdict_mark(cl);
 	size_t len = 0;
 
 	if (!cl->nrows) {
@@ -745,8 +747,9 @@ static int draw_legend(FILE *dat, const struct grid *g)
 
 static const char notes[] =
 	"Colour and text: the answer, 0 or the errno; FAIL (near black) and "
-	"DATA LOST (brown: a known defect) colour a cell whatever it answered. "
-	"Marks after the answer: FAIL, LOST, ? unchecked (no contract row), "
+	"a known defect (brown) colour a cell whatever it answered. "
+	"Marks after the answer: FAIL, LOST (data lost), LEAK (pins leaked), "
+	"? unchecked (no contract row), "
 	"fixed (the known defect did not show). A cell is sliced only where "
 	"its keys differ: n r w = prefault none, read, write (or the size, or "
 	"the job). A column per kernel and pinner that ran; light grey: none "

@@ -136,7 +136,7 @@ static void sect_files(FILE *o, const struct cmp *c, bool md)
 
 	heading(o, md, "Kernels and verdicts");
 	tab_add(&t, (const char *[]){ "kernel", "file", "pass", "fail",
-				      "data lost (defect)",
+				      "known defect (data lost, pins leaked)",
 				      "defect did not show (fixed)", "unchecked",
 				      "other", "accel" });
 	for (i = 0; i < c->nfiles; i++) {
@@ -162,9 +162,24 @@ static void sect_files(FILE *o, const struct cmp *c, bool md)
  * The keys of every row whose verdict is @verdict, under @title and @text
  * (nothing when there are none).
  */
+/*
+ * The kind of known defect a row's key names: a lifetime case's is data
+ * lost (its answer is the data check's), a pin's is pins that leak (a
+ * contract's leak=NAME row).
+ */
+enum defect_kind { DK_DATA, DK_PINS };
+
+static enum defect_kind key_defect_kind(const char *key)
+{
+	struct key_fields kf;
+
+	key_split(&kf, key);
+	return strncmp(kf.op, "lifetime-", 9) ? DK_PINS : DK_DATA;
+}
+
 static void sect_verdict(FILE *o, const struct cmp *c, bool md,
-			 const char *verdict, const char *title,
-			 const char *text)
+			 const char *verdict, enum defect_kind dk,
+			 const char *title, const char *text)
 {
 	size_t k, n = 0;
 	char lab[256];
@@ -172,7 +187,8 @@ static void sect_verdict(FILE *o, const struct cmp *c, bool md,
 
 	for (k = 0; k < c->nkeys; k++)
 		for (i = 0; i < c->nfiles; i++)
-			n += !!strstr(cell_of(c, k, i)->verdict, verdict);
+			n += strstr(cell_of(c, k, i)->verdict, verdict) &&
+			     key_defect_kind(c->key[k]) == dk;
 	if (!n)
 		return;
 	heading(o, md, title);
@@ -181,7 +197,8 @@ static void sect_verdict(FILE *o, const struct cmp *c, bool md,
 		for (i = 0; i < c->nfiles; i++) {
 			const struct cell *cl = cell_of(c, k, i);
 
-			if (!cl->nrows || !strstr(cl->verdict, verdict))
+			if (!cl->nrows || !strstr(cl->verdict, verdict) ||
+			    key_defect_kind(c->key[k]) != dk)
 				continue;
 			key_label(lab, sizeof(lab), c->key[k], true);
 			fprintf(o, "%s%s: %s %s\n", md ? "- " : "  ", lab,
@@ -191,18 +208,26 @@ static void sect_verdict(FILE *o, const struct cmp *c, bool md,
 
 /*
  * Rows whose verdict is "defect": the kernel answered what its contract
- * says, and that answer is a known kernel defect that loses data. Rows
- * whose verdict is "fixed": the contract names such a defect there, and
- * the data survived (the kernel changed, or the contract row is wrong).
+ * says, and the row shows a known kernel defect: data lost (lifetime
+ * cases) or pins that are never given back (a pinner's rows). Rows whose
+ * verdict is "fixed": the contract names such a defect there, and it did
+ * not show (the kernel changed, or the contract row is wrong).
  */
 static void sect_defects(FILE *o, const struct cmp *c, bool md)
 {
-	sect_verdict(o, c, md, "defect", "Data lost: known kernel defects",
+	sect_verdict(o, c, md, "defect", DK_DATA, "Data lost: known kernel defects",
 		     "These rows answered what the kernel's contract expects, and the answer is\n"
 		     "data loss (a known defect of that kernel, not a pass):");
-	sect_verdict(o, c, md, "fixed", "Known defects that did not show",
+	sect_verdict(o, c, md, "defect", DK_PINS, "Pins leaked: known kernel defects",
+		     "These rows answered what the kernel's contract expects, and the pins they\n"
+		     "took were not all given back (a known defect of that kernel, named in its\n"
+		     "contract and in the row's note; not a pass):");
+	sect_verdict(o, c, md, "fixed", DK_DATA, "Known defects that did not show",
 		     "The kernel's contract expects data loss on these rows, and the data\n"
 		     "survived: the kernel changed, or the contract row is wrong:");
+	sect_verdict(o, c, md, "fixed", DK_PINS, "Known pin leaks that did not show",
+		     "The kernel's contract expects these rows' pins to leak, and they were\n"
+		     "all given back: the kernel changed, or the contract row is wrong:");
 }
 
 /*
@@ -290,7 +315,8 @@ void result_text(char *buf, size_t n, const struct cell *cl)
 	else if (!strcmp(cl->verdict, "fail"))
 		snprintf(buf, n, "%s (FAIL)", cl->res);
 	else if (!strcmp(cl->verdict, "defect"))
-		snprintf(buf, n, "%s (DATA LOST)", cl->res);
+		snprintf(buf, n, "%s (%s)", cl->res,
+			 cl->pin_defect ? "PINS LEAKED" : "DATA LOST");
 	else if (!strcmp(cl->verdict, "fixed"))
 		snprintf(buf, n, "%s (defect did not show)", cl->res);
 	else

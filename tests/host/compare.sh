@@ -140,6 +140,24 @@ defect)
 	grep -qF '9268835 "EIO LOST" 16777215 "memfd" "stock" "io_uring lifetime-reclaim"' "$T/plots/verdicts.dat" ||
 		fail "the grid cell is not brown"
 	pass "a defect row: counted apart, listed under data lost, DATA LOST in the table and brown in the grid" ;;
+leak-defect)
+	# a vfio devdax row whose pins leak as its contract names
+	# (leak=vfio-reserved-unpin, verdict "defect"): listed under pins
+	# leaked, never under data lost; PINS LEAKED in the table, LEAK in the
+	# grid's brown cell (schema 3: the pinner/ CSVs)
+	D=$D/pinner
+	cp "$D/stock.csv" "$D/patched.csv" "$T/"
+	add_row stock memtype=devdax prefault=write op=pin pinner=vfio result=0 errno=- expected=0 verdict=defect
+	add_row patched memtype=devdax prefault=write op=pin pinner=vfio result=0 errno=- expected=0 verdict=pass
+	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	has "$T/out" "Pins leaked: known kernel defects"
+	hasnt "$T/out" "Data lost: known kernel defects"
+	has "$T/out" "vfio pin devdax write 4M: stock 0"
+	grep -qE 'devdax write 4M +0 \(PINS LEAKED\) +0' "$T/out" || fail "no PINS LEAKED in the table"
+	grep -qF '9268835 "0 LEAK" 16777215 "devdax" "stock" "vfio pin"' "$T/plots/verdicts.dat" ||
+		fail "the grid cell is not brown with LEAK: $(grep -F devdax "$T/plots/verdicts.dat" | grep -F vfio)"
+	pass "a pin-leak defect row: listed under pins leaked, PINS LEAKED in the table, LEAK in the grid" ;;
 fixed)
 	# a lifetime-reclaim row whose contract expects the known data loss,
 	# and the data survived (verdict "fixed"): counted apart, listed
