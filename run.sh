@@ -122,6 +122,23 @@ run_host() {
 	return $rc
 }
 
+# run_vfio KERNEL: the pinners phase for --pinner vfio, in a boot of its
+# own: vfio needs longpin-vm run --vfio's q35 machine (an intel-iommu and
+# edu bound to vfio-pci), and the other phases keep the pc machine their
+# earlier results came from. Its rows join <kernel>.csv.
+run_vfio() {
+	local k=$1 res=$work/$k-vfio rc=0
+	stage "kernel $k: --pinner vfio (a q35 boot with an IOMMU)"
+	LONGPIN=$repo/build/longpin vm/longpin-vm run --kernel "$k" --vfio --timeout 1800 \
+		--out "$res" -- env LONGPIN_PINNERS=vfio sh /opt/longpin/run.sh pinners || rc=$?
+	if [ -f "$res/matrix.csv" ]; then
+		if [ -f "$out/$k.csv" ]; then tail -n +2 "$res/matrix.csv" >>"$out/$k.csv"
+		else cp "$res/matrix.csv" "$out/$k.csv"; fi
+	fi
+	[ $rc = 0 ] || echo "run.sh: kernel $k: the vfio boot exited $rc" >&2
+	return $rc
+}
+
 # a VM kernel: boot it once, run the phases of vm/guest/run.sh, bring the
 # CSVs back
 run_vm() {
@@ -153,6 +170,7 @@ run_vm() {
 		tar -C "$res" --transform "s|^fio|fio-$k|" -cJf "$out/raw/fio-$k.tar.xz" fio
 		bash fio-jobs/fio2csv.sh "$res/fio" "$out/$k.csv" || rc=1
 	fi
+	[ $benchonly = 1 ] || run_vfio "$k" || rc=1
 	[ -f "$out/$k.csv" ] || [ $benchonly = 1 ] || { echo "run.sh: kernel $k produced no results (exit $rc)" >&2; return 1; }
 	[ $benchonly = 0 ] || [ -f "$out/bench/$k.csv" ] || { echo "run.sh: kernel $k produced no benchmark (exit $rc)" >&2; return 1; }
 	return $rc
