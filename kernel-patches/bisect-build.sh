@@ -38,7 +38,8 @@ trap 'rm -rf "$work"' EXIT
 
 # nommu_build BASE: mm/gup.o and the objects of the C files the prefix
 # touches that this configuration builds (io_uring only with
-# CONFIG_IO_URING), from a tree of their own: the pristine tree (hard
+# CONFIG_IO_URING; vfio's type1 backend never: it needs an MMU), from a
+# tree of their own: the pristine tree (hard
 # links) plus the prefix. Not the x86 kernel's tree: when the prefix is
 # the whole series, longpin-vm finds that kernel in its cache and leaves
 # its tree as the previous prefix made it. Every file the base's series
@@ -66,6 +67,8 @@ nommu_build() {
 		case $o in
 		io_uring/*) grep -q '^CONFIG_IO_URING=y' "$armobj/.config" || continue ;;
 		mm/mmap.o) continue ;; # no-MMU builds mm/nommu.c instead
+		# vfio's type1 backend needs an MMU (VFIO_CONTAINER selects it only with one)
+		drivers/vfio/vfio_iommu_type1.o) grep -q '^CONFIG_VFIO_IOMMU_TYPE1=y' "$armobj/.config" || continue ;;
 		esac
 		arm "$o" || return 1
 		built+=("$o")
