@@ -65,16 +65,25 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 }
 
 /*
- * Every pin taken was dropped: the system's nr_foll_pin counters balance
- * over the row (unless --concurrent: other pinners run). Judged where
- * the counters span the whole row (a pinner without I/O between); VmPin
- * is checked by row_checks() (gup_test does not charge it, RDMA does).
+ * The system's nr_foll_pin counters tell this row's pins: they were read
+ * and span the whole row (a pinner without I/O between), and no other
+ * pinner runs meanwhile (--concurrent).
+ */
+static bool pins_counted(const struct pinner *p, const struct row *r,
+			 const struct opts *o)
+{
+	return !p->ops->io && !o->concurrent && r->pin_acq >= 0;
+}
+
+/*
+ * Every pin taken was dropped: the nr_foll_pin counters balance over the
+ * row, where they count its pins; VmPin is checked by row_checks()
+ * (gup_test does not charge it, RDMA does).
  */
 static bool pins_balance(const struct pinner *p, const struct row *r,
 			 const struct opts *o, char *note, size_t n)
 {
-	if (p->ops->io || o->concurrent || r->pin_acq < 0 ||
-	    r->pin_acq == r->pin_rel)
+	if (!pins_counted(p, r, o) || r->pin_acq == r->pin_rel)
 		return false;
 	return add_note(note, n, "pin leak: nr_foll_pin acquired %ld, released %ld",
 			r->pin_acq, r->pin_rel);
@@ -136,7 +145,7 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	leaked = pins_balance(p, &r, o, note, sizeof(note));
 	/* a leak the contract names is that defect, not a failure */
 	leak = contract_leak(c, key, r.mem, r.pf, r.size);
-	if (leak && (p->ops->io || o->concurrent || r.pin_acq < 0)) {
+	if (leak && !pins_counted(p, &r, o)) {
 		add_note(note, sizeof(note), "known defect %s: pins not counted here",
 			 leak);
 	} else if (leak) {
