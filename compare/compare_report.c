@@ -158,25 +158,19 @@ static void sect_files(FILE *o, const struct cmp *c, bool md)
 	tab_free(&t);
 }
 
-/*
- * The keys of every row whose verdict is @verdict, under @title and @text
- * (nothing when there are none).
- */
-/*
- * The kind of known defect a row's key names: a lifetime case's is data
- * lost (its answer is the data check's), a pin's is pins that leak (a
- * contract's leak=NAME row).
- */
+/* The kind of known defect a section lists (struct cell's pin_defect). */
 enum defect_kind { DK_DATA, DK_PINS };
 
-static enum defect_kind key_defect_kind(const char *key)
+static bool cell_is(const struct cell *cl, const char *verdict,
+		    enum defect_kind dk)
 {
-	struct key_fields kf;
-
-	key_split(&kf, key);
-	return strncmp(kf.op, "lifetime-", 9) ? DK_PINS : DK_DATA;
+	return strstr(cl->verdict, verdict) && cl->pin_defect == (dk == DK_PINS);
 }
 
+/*
+ * The keys of every row whose verdict is @verdict and whose defect is of
+ * kind @dk, under @title and @text (nothing when there are none).
+ */
 static void sect_verdict(FILE *o, const struct cmp *c, bool md,
 			 const char *verdict, enum defect_kind dk,
 			 const char *title, const char *text)
@@ -187,8 +181,7 @@ static void sect_verdict(FILE *o, const struct cmp *c, bool md,
 
 	for (k = 0; k < c->nkeys; k++)
 		for (i = 0; i < c->nfiles; i++)
-			n += strstr(cell_of(c, k, i)->verdict, verdict) &&
-			     key_defect_kind(c->key[k]) == dk;
+			n += cell_is(cell_of(c, k, i), verdict, dk);
 	if (!n)
 		return;
 	heading(o, md, title);
@@ -197,8 +190,7 @@ static void sect_verdict(FILE *o, const struct cmp *c, bool md,
 		for (i = 0; i < c->nfiles; i++) {
 			const struct cell *cl = cell_of(c, k, i);
 
-			if (!cl->nrows || !strstr(cl->verdict, verdict) ||
-			    key_defect_kind(c->key[k]) != dk)
+			if (!cl->nrows || !cell_is(cl, verdict, dk))
 				continue;
 			key_label(lab, sizeof(lab), c->key[k], true);
 			fprintf(o, "%s%s: %s %s\n", md ? "- " : "  ", lab,
