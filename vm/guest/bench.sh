@@ -17,6 +17,14 @@
 # times are instructions (2^N ns each), not the wall clock: the rows'
 # accel column says tcg-icountN. Where each buffer's pages sit, the lines
 # of /proc/self/numa_maps that cover it, goes to OUT-numa.txt.
+#
+# Under -icount QEMU runs the two vCPUs in turns, and a turn lasts until
+# the next timer deadline of the virtual clock (a guest tick away, up to
+# 2 ms): a prober that spins for its IPI waits for the registrant's whole
+# turn, not for the registrant's answer. For the stall runs the HPET's
+# third comparator ticks every LONGPIN_STALL_TICK_US (10; 0: off) with
+# its interrupt off (hpet-tick.sh): a deadline for QEMU, nothing for the
+# guest to do. The stall rows then say tcg-icountN-tickUSus.
 set -u
 out=${1:?usage: bench.sh OUT.csv}
 export LONGPIN_NUMA_MAPS=${out%.csv}-numa.txt
@@ -27,6 +35,7 @@ cycles=${LONGPIN_BENCH_CYCLES:-5}
 sizes=${LONGPIN_BENCH_SIZES:-4M 8M 16M 32M 64M 128M 256M 512M}
 stall_sizes=${LONGPIN_STALL_SIZES:-16M 64M 256M 1G}
 stall_runs=${LONGPIN_STALL_RUNS:-11}
+tick_us=${LONGPIN_STALL_TICK_US:-10}
 bad=0
 
 run() {
@@ -37,6 +46,18 @@ for s in $sizes; do
 	run --mem anon --size "$s" --prefault write --cycles "$cycles"
 done
 run --mem anon --size 64M --prefault none
+first_stall=$(($(cat "$out" 2>/dev/null | wc -l) + 1))
+tick=
+if [ -n "$icount" ] && [ "$tick_us" != 0 ]; then
+	if sh "$(dirname "$0")/hpet-tick.sh" "$tick_us"; then
+		tick=-tick${tick_us}us
+		trap 'sh "$(dirname "$0")/hpet-tick.sh" 0' EXIT
+		echo "# stall runs: HPET comparator 2 ticks every $tick_us us, interrupt off"
+	else
+		echo "bench.sh: no HPET tick (above): the stall runs would measure QEMU's turns; LONGPIN_STALL_TICK_US=0 runs them so on purpose" >&2
+		bad=1
+	fi
+fi
 for s in $stall_sizes; do
 	for pf in write none; do
 		i=0
@@ -48,6 +69,11 @@ for s in $stall_sizes; do
 		echo "# longpin register --mem anon --size $s --prefault $pf --cycles 1 --mmap-probe: $stall_runs runs"
 	done
 done
+if [ -n "$tick" ]; then
+	sh "$(dirname "$0")/hpet-tick.sh" 0
+	trap - EXIT
+	sed -i "$first_stall,\$ s/,tcg,/,tcg-icount$icount$tick,/" "$out"
+fi
 if [ -n "${LONGPIN_FILE_DIR:-}" ]; then
 	run --mem file-shared --dir "$LONGPIN_FILE_DIR" --size 64M --prefault write,none --cycles "$cycles"
 fi
