@@ -75,6 +75,7 @@ struct cell {
 	int ncorrupt;		/* rows whose data check failed */
 	bool emulated;		/* a row was measured under TCG: MiB/s are not hardware's */
 	bool icount;		/* a row's times count instructions (accel tcg-icountN) */
+	int tick_us;		/* -icount turns ended by an HPET tick (accel ...-tickNus) */
 	int nrep;		/* repeats with a figure (--repeats), else 1 */
 	long reg_samples;	/* registrations behind reg, over all repeats */
 	long probe_samples;	/* registrations behind probe_max */

@@ -518,10 +518,14 @@ static void spread_row(struct table *t, const char *lab, const char *kernel,
 		       const char *fig, const struct cell *cl,
 		       const struct range *r, long nsamp)
 {
-	char med[32], sp[64], ns[64];
+	char med[32], sp[64], ns[64], how[48] = "wall clock";
 
 	if (!r->ok)
 		return;
+	if (cl->icount && cl->tick_us)
+		snprintf(how, sizeof(how), "instructions, %d us turns", cl->tick_us);
+	else if (cl->icount)
+		snprintf(how, sizeof(how), "instructions");
 	fmt_num(med, sizeof(med), r->med);
 	fmt_spread(sp, sizeof(sp), r);
 	if (cl->nrep > 1) {
@@ -531,9 +535,7 @@ static void spread_row(struct table *t, const char *lab, const char *kernel,
 		strncat(sp, " within the run", sizeof(sp) - strlen(sp) - 1);
 		snprintf(ns, sizeof(ns), "%ld", nsamp);
 	}
-	tab_add(t, (const char *[]){ lab, kernel, fig,
-				     cl->icount ? "instructions" : "wall clock",
-				     med, sp, ns });
+	tab_add(t, (const char *[]){ lab, kernel, fig, how, med, sp, ns });
 }
 
 /*
@@ -571,8 +573,11 @@ static void sect_spread(FILE *o, const struct cmp *c, bool md)
 	tab_free(&t);
 	fprintf(o, "%sinstructions: QEMU's -icount, the guest's clock counts executed instructions\n"
 		"%s(2^shift ns each): a figure does not move with the host's load. stall: the\n"
-		"%slongest mmap+write+munmap of a sibling thread over one registration.\n",
-		md ? "\n" : "  ", md ? "" : "  ", md ? "" : "  ");
+		"%slongest mmap+write+munmap of a sibling thread over one registration.\n"
+		"%sN us turns: an HPET tick every N us ended QEMU's turns between the vCPUs;\n"
+		"%swithout it a turn lasts to the next guest timer, up to 2 ms.\n",
+		md ? "\n" : "  ", md ? "" : "  ", md ? "" : "  ", md ? "" : "  ",
+		md ? "" : "  ");
 }
 
 void write_all(FILE *o, const struct cmp *c, bool md)

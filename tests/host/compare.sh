@@ -42,6 +42,13 @@ add_row() {
 		$col("memtype") == "anon" && $col("prefault") == "write" { for (j = 1; j <= n; j++) $c[j] = v[j]; print; exit }' >>"$T/$k.csv"
 }
 
+# to_schema2 KERNEL ACCEL: $D/KERNEL.csv as schema 2, every row's accel
+# ACCEL (the column before note), into $T/KERNEL.csv
+to_schema2() {
+	csv_awk "$D/$1.csv" -v a="$2" '{ $col("note") = (NR == 1 ? "accel" : a) OFS $col("note")
+		if (NR > 1) $col("schema") = 2; print }' >"$T/$1.csv"
+}
+
 case $case in
 join)
 	run_compare "$D/stock.csv" "$D/patched.csv"
@@ -254,10 +261,6 @@ usage)
 accel)
 	# schema 2: the stock rows measured on bare metal, patched under TCG;
 	# accel goes before note, the last column
-	to_schema2() {
-		csv_awk "$D/$1.csv" -v a="$2" '{ $col("note") = (NR == 1 ? "accel" : a) OFS $col("note")
-			if (NR > 1) $col("schema") = 2; print }' >"$T/$1.csv"
-	}
 	to_schema2 stock none; to_schema2 patched tcg
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
@@ -377,6 +380,28 @@ real)
 	has "$T/out" "anon none 4M: a 0, missing on b"
 	rel_row "anon write 4M" | grep -qE 'x[0-9.]+' || fail "no ratio for anon write"
 	pass "real rows of anon and memfd compared, exit 0" ;;
+icount-tick)
+	# a stall row's method: instructions with the HPET tick's turns
+	# (accel tcg-icount0-tick10us, vm/guest/bench.sh), instructions alone
+	# (tcg-icount0), or the wall clock (tcg)
+	for k in stock patched; do
+		to_schema2 $k tcg-icount0
+		csv_awk "$T/$k.csv" -v k=$k 'NR == 1 || $col("memtype") != "anon" || $col("prefault") != "write" || done { print; next }
+			{ done = 1; $col("op") = "register-mmap-probe"; $col("cycles") = 1
+			  $col("cycle_reg_ns_min") = $col("cycle_reg_ns_med") = $col("cycle_reg_ns_max") = 300
+			  $col("probe_calls") = 9; $col("probe_p999_us") = 90; $col("probe_max_us") = 100
+			  $col("accel") = (k == "stock" ? "tcg-icount0-tick10us" : "tcg"); print }' >"$T/$k.tmp" &&
+			mv "$T/$k.tmp" "$T/$k.csv"
+	done
+	run_compare "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	figs() { sed -n '/^Benchmark figures/,$p' "$T/out" | grep -F " $1 " | grep -F "$2"; }
+	figs stock "stall us" | grep -qF "instructions, 10 us turns" || fail "stock's stall is not 'instructions, 10 us turns'"
+	figs patched "stall us" | grep -qF "wall clock" || fail "patched's tcg stall is not 'wall clock'"
+	figs patched "reg ns/page" | grep -vF "mmap-probe" | grep -qE ' instructions +[0-9]' ||
+		fail "patched's tcg-icount0 registrations are not 'instructions'"
+	has "$T/out" "N us turns: an HPET tick every N us"
+	pass "icount-tick: a stall row's method says the HPET tick's turns" ;;
 repeats)
 	# --repeats: r1/K.csv ... r3/K.csv are one kernel; a figure is the
 	# median of each repeat's own median, its spread their distance from it
