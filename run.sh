@@ -110,7 +110,21 @@ mkdir -p "$out/bench" "$out/raw"
 work=$(mktemp -d "${TMPDIR:-/tmp}/longpin-run.XXXXXX")
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
-trap 'echo; stage "interrupted: rows written so far are in $out"; exit 130' INT TERM
+# killtree PID...: SIGTERM to each process and, first, its descendants.
+# The benchmark boots run in the background, where a non-interactive
+# shell's children ignore SIGINT: Ctrl-C must stop their QEMUs itself.
+killtree() {
+	local p c
+	for p; do
+		for c in $(sed -n 's/^\([0-9]*\) (.*) [A-Za-z] \([0-9]*\) .*/\1 \2/p' /proc/[0-9]*/stat 2>/dev/null |
+			awk -v p="$p" '$2 == p { print $1 }'); do
+			killtree "$c"
+		done
+		kill -TERM "$p" 2>/dev/null
+	done
+}
+bench_pids=()
+trap 'echo; stage "interrupted: rows written so far are in $out"; killtree "${bench_pids[@]}"; wait; exit 130' INT TERM
 
 # host: the harness and benchmarks on this machine's own kernel, no VM
 run_host() {
@@ -182,7 +196,6 @@ run_vm() {
 # or bench/rI/<kernel>.csv with --repeat. Counted in instructions, their
 # figures do not depend on what else runs: the boots go to the background,
 # at most one per core at a time, beside the next kernel's matrix.
-bench_pids=()
 # bench_keep KERNEL I RC: a boot that left no benchmark: its log and the
 # guest's console go to raw/ (the work dir and the cache's runs/ do not
 # last), named in the one-line error
