@@ -194,8 +194,9 @@ run_vm() {
 # the benchmarks under -icount: a boot of their own per repeat (the
 # matrix's boot runs on the wall clock); their CSVs to bench/<kernel>.csv,
 # or bench/rI/<kernel>.csv with --repeat. Counted in instructions, their
-# figures do not depend on what else runs: the boots go to the background,
-# at most one per core at a time, beside the next kernel's matrix.
+# figures do not depend on what else runs: the boots of every kernel go to
+# the background before the first matrix, the longest part of a run, at
+# most one per core at a time (bench_all), beside the matrices.
 # bench_keep KERNEL I RC: a boot that left no benchmark: its log and the
 # guest's console go to raw/ (the work dir and the cache's runs/ do not
 # last), named in the one-line error
@@ -230,8 +231,16 @@ run_bench() {
 		while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n; done
 		stage "kernel $k: benchmarks under -icount, boot $i of $repeat (in the background)"
 		bench_boot "$k" "$i" &
-		bench_pids+=($!)
 	done
+}
+# bench_all: every benchmark boot of the run, in a subshell of its own
+# (so that the slots it waits for are its boots alone)
+bench_all() {
+	local k
+	for k in "${list[@]}"; do
+		[ "$k" != host ] && benches "$k" && run_bench "$k"
+	done
+	wait
 }
 
 # --torture: one boot per kernel, longpin --torture on every memory type
@@ -259,6 +268,10 @@ for k in "${list[@]}"; do
 done
 
 failed=()
+if [ $torture = 0 ] && [ $nobench = 0 ] && [ "$bclock" = icount ]; then
+	bench_all &
+	bench_pids=($!)
+fi
 i=0
 for k in "${list[@]}"; do
 	i=$((i + 1))
@@ -267,16 +280,13 @@ for k in "${list[@]}"; do
 	elif [ "$k" = host ]; then run_host
 	else
 		run_vm "$k"
-		rc=$?
-		[ $nobench = 0 ] && [ "$bclock" = icount ] && benches "$k" && run_bench "$k"
-		(exit $rc)
 	fi
 	rc=$?
 	[ $rc = 0 ] || { failed+=("$k (exit $rc)"); stage "kernel $k: FAILED (exit $rc), going on with the others"; }
 done
 
 if [ ${#bench_pids[@]} -gt 0 ]; then
-	stage "benchmarks: waiting for ${#bench_pids[@]} boot(s)"
+	stage "benchmarks: waiting for the boots still running"
 	wait "${bench_pids[@]}"
 	for k in "${list[@]}"; do
 		for ((i = 1; i <= repeat; i++)); do
