@@ -110,18 +110,26 @@ mkdir -p "$out/bench" "$out/raw"
 work=$(mktemp -d "${TMPDIR:-/tmp}/longpin-run.XXXXXX")
 cleanup() { rm -rf "$work"; }
 trap cleanup EXIT
-# killtree PID...: SIGTERM to each process and, first, its descendants.
-# The benchmark boots run in the background, where a non-interactive
-# shell's children ignore SIGINT: Ctrl-C must stop their QEMUs itself.
-killtree() {
+# tree PID...: each PID and its descendants, parents first
+tree() {
 	local p c
 	for p; do
+		echo "$p"
 		for c in $(sed -n 's/^\([0-9]*\) (.*) [A-Za-z] \([0-9]*\) .*/\1 \2/p' /proc/[0-9]*/stat 2>/dev/null |
 			awk -v p="$p" '$2 == p { print $1 }'); do
-			killtree "$c"
+			tree "$c"
 		done
-		kill -TERM "$p" 2>/dev/null
 	done
+}
+# killtree PID...: SIGTERM to each process and its descendants, parents
+# first, so that a benchmark boot's shell ends before it could report the
+# boot it ran as failed. The benchmark boots run in the background, where
+# a non-interactive shell's children ignore SIGINT: Ctrl-C must stop their
+# QEMUs itself (longpin-vm kills its QEMU on SIGTERM).
+killtree() {
+	local pids
+	pids=$(tree "$@")
+	[ -z "$pids" ] || kill -TERM $pids 2>/dev/null
 }
 bench_pids=()
 trap 'echo; stage "interrupted: rows written so far are in $out"; killtree "${bench_pids[@]}"; wait; exit 130' INT TERM
