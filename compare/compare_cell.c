@@ -199,7 +199,7 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
 	const struct file *f = &c->file[fi];
 	size_t *rows = xcalloc(f->csv.nrows, sizeof(*rows)), r, n = 0;
 	char res[64], all[56] = "";
-	const char *tick;
+	const char *accel, *tick;
 	int nr;
 
 	for (r = 0; r < f->csv.nrows; r++)
@@ -215,9 +215,10 @@ static void fill_cell(struct cmp *c, int fi, size_t k, struct cell *cl,
 		if (row_leak(f, rows[r]) > cl->leak_kb)
 			cl->leak_kb = row_leak(f, rows[r]);
 		cl->ncorrupt += row_corrupt(f, rows[r]);
-		cl->emulated |= !strncmp(col_get(f, rows[r], C_ACCEL), "tcg", 3);
-		cl->icount |= strstr(col_get(f, rows[r], C_ACCEL), "icount") != NULL;
-		tick = strstr(col_get(f, rows[r], C_ACCEL), "-tick");
+		accel = col_get(f, rows[r], C_ACCEL);
+		cl->emulated |= !strncmp(accel, "tcg", 3);
+		cl->icount |= strstr(accel, "icount") != NULL;
+		tick = strstr(accel, "-tick");
 		if (tick)
 			cl->tick_us = atoi(tick + 5);
 	}
