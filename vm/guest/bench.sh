@@ -36,6 +36,7 @@ sizes=${LONGPIN_BENCH_SIZES:-4M 8M 16M 32M 64M 128M 256M 512M}
 stall_sizes=${LONGPIN_STALL_SIZES:-16M 64M 256M 1G}
 stall_runs=${LONGPIN_STALL_RUNS:-11}
 tick_us=${LONGPIN_STALL_TICK_US:-10}
+hpet_tick=$(dirname "$0")/hpet-tick.sh
 bad=0
 
 run() {
@@ -49,9 +50,9 @@ run --mem anon --size 64M --prefault none
 first_stall=$(($(cat "$out" 2>/dev/null | wc -l) + 1))
 tick=
 if [ -n "$icount" ] && [ "$tick_us" != 0 ]; then
-	if sh "$(dirname "$0")/hpet-tick.sh" "$tick_us"; then
+	if sh "$hpet_tick" "$tick_us"; then
 		tick=-tick${tick_us}us
-		trap 'sh "$(dirname "$0")/hpet-tick.sh" 0' EXIT
+		trap 'sh "$hpet_tick" 0' EXIT
 		echo "# stall runs: HPET comparator 2 ticks every $tick_us us, interrupt off"
 	else
 		echo "bench.sh: no HPET tick (above): the stall runs would measure QEMU's turns; LONGPIN_STALL_TICK_US=0 runs them so on purpose" >&2
@@ -70,7 +71,7 @@ for s in $stall_sizes; do
 	done
 done
 if [ -n "$tick" ]; then
-	sh "$(dirname "$0")/hpet-tick.sh" 0
+	sh "$hpet_tick" 0
 	trap - EXIT
 	sed -i "$first_stall,\$ s/,tcg,/,tcg-icount$icount$tick,/" "$out"
 fi
