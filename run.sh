@@ -170,7 +170,7 @@ run_vm() {
 	if [ "$k" = patched-unchunked ]; then
 		[ $nobench = 1 ] && { stage "kernel $k: benchmarks only, and --no-bench: skipped"; return 0; }
 		benchonly=1 phases=()
-		[ "$bclock" = icount ] && return 0	# run_bench boots it
+		[ "$bclock" = icount ] && return 0	# bench_all boots it
 	fi
 	benches "$k" || [ $nobench = 1 ] || stage "kernel $k: no benchmarks: Debian's config, not ours, so no ratio against our kernels would mean anything"
 	[ $nobench = 0 ] && [ "$bclock" = wall ] && benches "$k" && phases+=(bench)
