@@ -321,6 +321,13 @@ struct cycles_result {
 };
 int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	       bool probe, bool untouch, int first, struct cycles_result *cr);
+/* one call of --mmap-probe's prober */
+struct probe_call {
+	uint64_t start;			/* now_ns() */
+	uint32_t ns;			/* duration (capped) */
+};
+size_t probe_in_windows(const struct probe_call *call, size_t ncall,
+			const uint64_t *win, unsigned int n, uint32_t *ns);
 
 /* judge.c: the counters around a pin and the checks of a row */
 struct probe {

@@ -5,10 +5,10 @@
  * times each call (--mmap-probe): a registration that holds mmap_lock, or
  * walks page tables with interrupts off (munmap's TLB-shootdown IPI to the
  * registering CPU waits for it; an untouched page would need no flush),
- * stalls it. Only calls that overlap a registration count. With @untouch (an
- * untouched buffer: --prefault none) the buffer's pages are dropped
- * (MADV_DONTNEED) before each cycle, so that every cycle registers an
- * untouched buffer again.
+ * stalls it. Only calls that overlap a registration count, and only their
+ * time inside it. With @untouch (an untouched buffer: --prefault none) the
+ * buffer's pages are dropped (MADV_DONTNEED) before each cycle, so that
+ * every cycle registers an untouched buffer again.
  *
  * With two CPUs or more the registering thread and the prober run on two
  * different ones for the cycles: sharing one CPU, the prober would also
@@ -30,11 +30,6 @@
 #include "longpin.h"
 
 #define PROBE_MAX_SAMPLES	(16u << 20)
-
-struct probe_call {
-	uint64_t start;			/* now_ns() */
-	uint32_t ns;			/* duration (capped) */
-};
 
 struct probe_thread {
 	pthread_t tid;
@@ -157,15 +152,44 @@ static int probe_start(struct probe_thread *p)
 }
 
 /*
- * Stop the prober; keep the calls that overlap one of the @n registration
- * windows [win[2i], win[2i + 1]] (both sorted by time).
+ * Of each call that overlaps one of the @n registration windows
+ * [win[2i], win[2i + 1]] (sorted by time, as @call is), the time it spent
+ * inside them: what a registration kept it waiting, not what held it up
+ * before one began (with --prefault none the MADV_DONTNEED before each
+ * cycle zaps the whole buffer under mmap_lock, and a munmap() that waits
+ * for it would otherwise count as the registration's). Into @ns, one
+ * value per overlapping call; returns how many.
  */
+size_t probe_in_windows(const struct probe_call *call, size_t ncall,
+			const uint64_t *win, unsigned int n, uint32_t *ns)
+{
+	unsigned int w = 0, v;
+	size_t i, k = 0;
+
+	for (i = 0; i < ncall; i++) {
+		uint64_t a = call[i].start, b = a + call[i].ns, in = 0;
+
+		while (w < n && win[2 * w + 1] < a)
+			w++;
+		/* a call may span the end of one window and the next ones */
+		for (v = w; v < n && win[2 * v] <= b; v++) {
+			uint64_t lo = a > win[2 * v] ? a : win[2 * v];
+			uint64_t hi = b < win[2 * v + 1] ? b : win[2 * v + 1];
+
+			in += hi - lo;
+		}
+		if (v > w)
+			ns[k++] = in > UINT32_MAX ? UINT32_MAX : in;
+	}
+	return k;
+}
+
+/* Stop the prober; time its calls inside the registration windows. */
 static void probe_finish(struct probe_thread *p, const uint64_t *win,
 			 unsigned int n, struct cycles_result *cr)
 {
 	uint32_t *ns = NULL;
-	size_t i, k = 0;
-	unsigned int w = 0;
+	size_t k = 0;
 
 	atomic_store(&p->stop, true);
 	pthread_join(p->tid, NULL);
@@ -174,14 +198,8 @@ static void probe_finish(struct probe_thread *p, const uint64_t *win,
 	cr->probe_cpu[1] = p->cpu[1];
 	if (p->n)
 		ns = malloc(p->n * sizeof(*ns));
-	for (i = 0; ns && i < p->n; i++) {
-		uint64_t a = p->call[i].start, b = a + p->call[i].ns;
-
-		while (w < n && win[2 * w + 1] < a)
-			w++;
-		if (w < n && win[2 * w] <= b)
-			ns[k++] = p->call[i].ns;
-	}
+	if (ns)
+		k = probe_in_windows(p->call, p->n, win, n, ns);
 	cr->probed = k > 0;
 	cr->probe_calls = k;
 	if (k) {
