@@ -19,6 +19,11 @@
  * A row may start with "pinner LIST" (a comma list of pinners, NAME/ro for
  * a read-only pin): the answer of those --pinner. A row without it is
  * io_uring's, whose answers are most of every contract.
+ * A row may start with "torture" ("torture TYPE * * 0 rsvd=NAME"): what a
+ * --torture run of TYPE may show that is a known kernel defect, not a
+ * failure of the run. Its one flag, "rsvd=NAME", says that HugePages_Rsvd
+ * may fall (a reservation given back twice) while the run truncates
+ * TYPE's file: the defect NAME. The run's verdict is then "defect".
  * "include NAME" reads the rows of harness/contracts/NAME.inc there: the
  * rows every kernel shares (common.inc), which a contract overrides with
  * a row of its own before the include (first match wins).
@@ -38,6 +43,8 @@ extern const char *const lp_contract_names[];
 extern const char *const lp_contract_texts[];
 
 #define MAX_ROWS 256
+/* the case name of "torture" rows: no --lifetime case is called so */
+#define TORTURE_CASE "(torture)"
 
 enum match_kind { M_NONE, M_KERNEL_GE, M_KERNEL_EQ, M_PATH, M_VMSTAT, M_RELEASE };
 
@@ -52,6 +59,7 @@ struct crow {
 	bool nofault;
 	bool defect;
 	char leak[40];			/* leak=NAME, "": none */
+	char rsvd[40];			/* rsvd=NAME ("torture" rows), "": none */
 };
 
 struct contract {
@@ -89,6 +97,9 @@ static int parse_flag(struct crow *r, const char *flag)
 	else if (!strncmp(flag, "leak=", 5) && flag[5] &&
 		 strlen(flag + 5) < sizeof(r->leak))
 		snprintf(r->leak, sizeof(r->leak), "%s", flag + 5);
+	else if (!strcmp(r->lcase, TORTURE_CASE) && !strncmp(flag, "rsvd=", 5) &&
+		 flag[5] && strlen(flag + 5) < sizeof(r->rsvd))
+		snprintf(r->rsvd, sizeof(r->rsvd), "%s", flag + 5);
 	else
 		return -EINVAL;
 	return 0;
@@ -103,6 +114,10 @@ static int parse_row(struct crow *r, char *line)
 		off = 0;
 	if (sscanf(line + off, "lifetime %23s %n", r->lcase, &n) == 1)
 		off += n;
+	else if (!strncmp(line + off, "torture ", 8)) {
+		snprintf(r->lcase, sizeof(r->lcase), "%s", TORTURE_CASE);
+		off += 8;
+	}
 	n = sscanf(line + off, "%31s %15s %23s %23s %47s %47s", mem, pf, size,
 		   exp, flag[0], flag[1]);
 	if (n < 4)
@@ -423,6 +438,13 @@ const char *contract_leak(const struct contract *c, const char *pinner,
 	const struct crow *r = find_row(c, pinner, NULL, mem, pf, size);
 
 	return r && r->leak[0] ? r->leak : NULL;
+}
+
+const char *contract_torture_rsvd(const struct contract *c, const char *mem)
+{
+	const struct crow *r = find_row(c, NULL, TORTURE_CASE, mem, PF_NONE, 0);
+
+	return r && r->rsvd[0] ? r->rsvd : NULL;
 }
 
 bool contract_lookup_case(const struct contract *c, const char *lcase,

@@ -273,6 +273,12 @@ bool contract_lookup_pinner(const struct contract *c, const char *pinner,
 const char *contract_leak(const struct contract *c, const char *pinner,
 			  const char *mem, enum prefault pf, size_t size);
 /*
+ * The name of the known kernel defect that may lower HugePages_Rsvd in a
+ * --torture run of @mem that truncates (a "torture" row's rsvd=NAME), or
+ * NULL
+ */
+const char *contract_torture_rsvd(const struct contract *c, const char *mem);
+/*
  * The answer of --lifetime @lcase for @mem, when the contract has a
  * "lifetime CASE" row for it; *defect: that answer is a known kernel
  * defect (the row's verdict is "defect", not "pass").

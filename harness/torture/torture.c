@@ -567,6 +567,46 @@ static long rsvd_delta(long rsvd0)
 }
 
 /*
+ * HugePages_Rsvd fell over a run: it reads below @before, or above the
+ * @total of huge pages (a count taken below 0 reads huge).
+ */
+bool rsvd_fell(long before, long after, long total)
+{
+	return after < before || after > total;
+}
+
+/*
+ * A run's verdict: "fail" when anything is wrong (@bad) or HugePages_Rsvd
+ * moved (@rsvd_moved) other than by a known kernel defect (@rsvd_known);
+ * "defect" when that defect is all; else "unchecked" (no contract row
+ * for TYPE's answers) or "pass".
+ */
+const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
+		       bool unchecked)
+{
+	if (bad || (rsvd_moved && !rsvd_known))
+		return "fail";
+	if (rsvd_moved)
+		return "defect";
+	return unchecked ? "unchecked" : "pass";
+}
+
+/*
+ * The contract's name for HugePages_Rsvd's fall of @e when the run
+ * truncated TYPE's file, as that known defect needs; else NULL.
+ */
+static const char *rsvd_defect(const struct tt *t, const struct tt_end *e)
+{
+	const char *name = contract_torture_rsvd(t->c, t->ops->name);
+
+	if (!name || !t->cnt[TC_TRUNCATE] ||
+	    !rsvd_fell(e->rsvd0, e->rsvd0 + e->rsvd,
+		       meminfo_kb("HugePages_Total:")))
+		return NULL;
+	return name;
+}
+
+/*
  * Judge the run after its threads and the teardown: pins and hugetlb
  * reservations back, no bad answer, no kernel report.
  */
@@ -574,7 +614,9 @@ static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 		     struct tt_end *e)
 {
 	char report[200];
+	const char *known;
 	unsigned int took;
+	bool moved;
 	size_t i;
 	int ret;
 
@@ -593,11 +635,16 @@ static int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 		     kmsg_reports(e->kmsg, report, sizeof(report));
 	if (e->reports > 0)
 		tt_note(t, "%ld kernel reports, the first: %s", e->reports, report);
-	e->verdict = t->cnt[TC_REG_BAD] || t->cnt[TC_IO_BAD] ||
-		     t->cnt[TC_HARNESS_ERR] || e->leak || e->reports > 0 ||
-		     (e->rsvd && e->rsvd != LONG_MIN) ||
-		     (e->delta && e->delta != LONG_MIN) ? "fail" :
-		     t->unchecked ? "unchecked" : "pass";
+	moved = e->rsvd && e->rsvd != LONG_MIN;
+	known = moved ? rsvd_defect(t, e) : NULL;
+	if (known)
+		tt_note(t, "HugePages_Rsvd fell: the known kernel defect %s",
+			known);
+	e->verdict = tt_verdict(t->cnt[TC_REG_BAD] || t->cnt[TC_IO_BAD] ||
+				t->cnt[TC_HARNESS_ERR] || e->leak ||
+				e->reports > 0 ||
+				(e->delta && e->delta != LONG_MIN),
+				moved, known, t->unchecked);
 	ret = tt_write(t, e);
 	if (ret != LP_OK)
 		return ret;

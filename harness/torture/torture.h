@@ -108,6 +108,9 @@ void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len);
 
 /* torture.c: what the operations share */
 void tt_count(struct tt *t, enum tt_cnt c);
+bool rsvd_fell(long before, long after, long total);
+const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
+		       bool unchecked);
 void tt_note(struct tt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void tt_judge_reg(struct tt_thr *h, int ret, const char *what);

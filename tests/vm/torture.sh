@@ -1,6 +1,7 @@
 #!/bin/bash
 # torture.sh KERNEL SECONDS: longpin --torture SECONDS on every memory type
-# inside KERNEL, one boot (vm/guest/run.sh torture). Every row passes:
+# inside KERNEL, one boot (vm/guest/run.sh torture). Every row passes
+# (or reads "defect" for the contract's hugetlb-truncate-race alone):
 # answers of the contract or a race, every fixed I/O round checked, VmPin,
 # nr_foll_pin and HugePages_Rsvd back, no kernel report in /dev/kmsg during the run (the
 # lockdep warning of 6.1.192's hugetlb_split() on hugetlb types before
@@ -53,11 +54,16 @@ csv=$T/res/torture.csv
 grep -q "^not ok" "$T/out" && fail "a torture run failed in the guest"
 rows=$(csv_awk "$csv" 'NR > 1' | grep -c .)
 skips=$(grep -c "# SKIP" "$T/out")
+# a "defect" row: HugePages_Rsvd fell by the contract's known
+# hugetlb-truncate-race, everything else balanced (unit/torture-verdict)
 csv_awk "$csv" 'NR == 1 { next }
-	$col("verdict") != "pass" || $col("kernel_reports") != 0 || $col("vmpin_leak_kb") != 0 ||
-	$col("foll_pin_delta") != 0 || $col("hugetlb_rsvd_delta") != 0 ||
+	{ known = $col("verdict") == "defect" && $col("memtype") == "memfd-hugetlb" &&
+		index($col("note"), "known kernel defect hugetlb-truncate-race") }
+	($col("verdict") != "pass" && !known) || $col("kernel_reports") != 0 || $col("vmpin_leak_kb") != 0 ||
+	$col("foll_pin_delta") != 0 || ($col("hugetlb_rsvd_delta") != 0 && !known) ||
 	$col("reg_bad") != 0 || $col("io_bad") != 0 {
-		print "bad row: " $0; bad = 1 }' || fail "rows not all pass, balanced and report-free"
+		print "bad row: " $0; bad = 1 }' || fail "rows not all pass (or the known Rsvd defect), balanced and report-free"
+defects=$(csv_awk "$csv" 'NR > 1 && $col("verdict") == "defect"' | grep -c .)
 # every type ran (a skip of a type that applies is a failure), each
 # within the deadline did its share of what it does here per second
 short=$(torture_short "$T/types" "$T/host.csv" "$csv" "$secs")
@@ -73,4 +79,4 @@ irow=$(csv_cols "$T/res/inject.csv" verdict kernel_reports)
 grep -q "kernel reports 1" "$T/res/inject.out" || fail "the summary does not count the report"
 total=$(csv_awk "$csv" 'NR > 1 { for (j = col("ops") + 1; j < col("reg_ok"); j++) s += $j }
 	END { print s }')
-pass "$kernel: $rows types x $secs s pass, $skips skipped, $total operations, no kernel report; an injected report fails its run"
+pass "$kernel: $rows types x $secs s pass ($defects the known Rsvd defect), $skips skipped, $total operations, no kernel report; an injected report fails its run"
