@@ -13,7 +13,11 @@ shift 2
 LONGPIN=${LONGPIN:-longpin}
 export TMPDIR=${LONGPIN_EXT4:-/tmp}
 . "$(dirname "$0")/ktap.sh"
-[ $# -gt 0 ] || set -- $("$LONGPIN" torture --list)
+# memfd-hugetlb last: its known kernel defect (hugetlb-truncate-race, a
+# torture row of the contract) can take HugePages_Rsvd below 0 for the
+# rest of the boot, and no hugetlb type sets up after that
+[ $# -gt 0 ] || set -- $("$LONGPIN" torture --list | grep -vx memfd-hugetlb) \
+	$("$LONGPIN" torture --list | grep -x memfd-hugetlb)
 echo "# torture: $# types x $secs s, $(ls -d /sys/devices/system/node/node[0-9]* | wc -l) NUMA nodes"
 for m in "$@"; do
 	rc=0
@@ -21,6 +25,7 @@ for m in "$@"; do
 		>/tmp/tt.out 2>&1 || rc=$?
 	sed -n 's/^longpin: torture seed /# seed /p' /tmp/tt.out
 	result "torture $m" $rc /tmp/tt.out
+	sed -n 's/^  verdict defect: /# known defect: /p' /tmp/tt.out
 done
 echo "1..$n"
 exit $bad
