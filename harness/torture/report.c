@@ -69,7 +69,8 @@ static int type_index(struct tr *r, const char *name)
 	return r->type[r->ntypes] ? r->ntypes++ : -1;
 }
 
-/* The cell of one row: verdict, operations, outcomes, why it failed. */
+/* The cell of one row: verdict, operations, outcomes, why it failed (or
+ * which known defect it showed). */
 static char *cell_of(char **f, char **h, int nh)
 {
 	static const char *const need[] = {
@@ -78,6 +79,7 @@ static char *cell_of(char **f, char **h, int nh)
 	};
 	int c[ARRAY_SIZE(need)], i;
 	long ops = 0;
+	bool why;
 	char *s;
 
 	for (i = 0; i < (int)ARRAY_SIZE(need); i++)
@@ -85,11 +87,12 @@ static char *cell_of(char **f, char **h, int nh)
 			return NULL;
 	for (i = c[1] + 1; i < c[2]; i++)
 		ops += atol(f[i]);
+	/* a failed run says why, a known defect which */
+	why = !strcmp(f[c[9]], "fail") || !strcmp(f[c[9]], "defect");
 	if (asprintf(&s, "%s %ld ops, reg %ld ok %ld refused %ld raced, io %ld/%ld, migrate %ld, reports %s%s%s",
 		     f[c[9]], ops, atol(f[c[2]]), atol(f[c[3]]), atol(f[c[4]]),
 		     atol(f[c[5]]), atol(f[c[6]]), atol(f[c[7]]), f[c[8]],
-		     strcmp(f[c[9]], "fail") ? "" : ": ",
-		     strcmp(f[c[9]], "fail") ? "" : f[c[10]]) < 0)
+		     why ? ": " : "", why ? f[c[10]] : "") < 0)
 		return NULL;
 	return s;
 }
