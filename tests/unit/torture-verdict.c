@@ -59,7 +59,7 @@ static int check_contracts(void)
 	const char *name;
 	size_t i, j;
 
-	for (i = 0; i < sizeof(contracts) / sizeof(contracts[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(contracts); i++) {
 		c = contract_by_name(contracts[i]);
 		if (!c) {
 			printf("FAIL contract %s: not embedded\n", contracts[i]);
@@ -71,7 +71,7 @@ static int check_contracts(void)
 			       contracts[i], name ? name : "none");
 			return 1;
 		}
-		for (j = 0; j < sizeof(not_named) / sizeof(not_named[0]); j++) {
+		for (j = 0; j < ARRAY_SIZE(not_named); j++) {
 			name = contract_torture_rsvd(c, not_named[j]);
 			if (name) {
 				printf("FAIL contract %s: %s has a Rsvd defect (%s), want none\n",
@@ -90,7 +90,7 @@ int main(void)
 	const char *got;
 	size_t i;
 
-	for (i = 0; i < sizeof(fells) / sizeof(fells[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(fells); i++) {
 		f = &fells[i];
 		if (rsvd_fell(f->before, f->after, f->total) != f->want) {
 			printf("FAIL rsvd_fell: %s: %d, want %d\n", f->what,
@@ -98,7 +98,7 @@ int main(void)
 			return 1;
 		}
 	}
-	for (i = 0; i < sizeof(verdicts) / sizeof(verdicts[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(verdicts); i++) {
 		v = &verdicts[i];
 		got = tt_verdict(v->bad, v->moved, v->known, v->unchecked);
 		if (strcmp(got, v->want)) {
@@ -110,8 +110,8 @@ int main(void)
 	if (check_contracts())
 		return 1;
 	printf("ok: %zu Rsvd readings, %zu verdicts, %zu contracts\n",
-	       sizeof(fells) / sizeof(fells[0]),
-	       sizeof(verdicts) / sizeof(verdicts[0]),
-	       sizeof(contracts) / sizeof(contracts[0]));
+	       ARRAY_SIZE(fells),
+	       ARRAY_SIZE(verdicts),
+	       ARRAY_SIZE(contracts));
 	return 0;
 }
