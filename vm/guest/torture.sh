@@ -16,8 +16,10 @@ export TMPDIR=${LONGPIN_EXT4:-/tmp}
 # memfd-hugetlb last: its known kernel defect (hugetlb-truncate-race, a
 # torture row of the contract) can take HugePages_Rsvd below 0 for the
 # rest of the boot, and no hugetlb type sets up after that
-[ $# -gt 0 ] || set -- $("$LONGPIN" torture --list | grep -vx memfd-hugetlb) \
-	$("$LONGPIN" torture --list | grep -x memfd-hugetlb)
+if [ $# -eq 0 ]; then
+	types=$("$LONGPIN" torture --list)
+	set -- $(echo "$types" | grep -vx memfd-hugetlb) $(echo "$types" | grep -x memfd-hugetlb)
+fi
 echo "# torture: $# types x $secs s, $(ls -d /sys/devices/system/node/node[0-9]* | wc -l) NUMA nodes"
 for m in "$@"; do
 	rc=0
