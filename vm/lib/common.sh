@@ -76,10 +76,12 @@ ensure_packages() {
 		die "missing packages: ${missing[*]}; as root run: apt-get update && apt-get install -y --no-install-recommends ${PACKAGES[*]}" 2
 	fi
 	stage "packages: installing ${missing[*]}"
-	v apt-get update
+	# apt's output to stderr: longpin-vm's stdout is data (the accel
+	# line that run.sh keeps in RUN.txt, the kernel lists)
+	v apt-get update >&2
 	# no recommended packages: QEMU's recommend a desktop (GTK, SDL, Mesa,
 	# GStreamer) that -display none never loads
-	v env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}"
+	v env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}" >&2
 }
 
 # one builder at a time per cache (parallel runs share kernels and archives)
