@@ -39,19 +39,6 @@ tick_us=${LONGPIN_STALL_TICK_US:-10}
 hpet_tick=$(dirname "$0")/hpet-tick.sh
 bad=0
 
-# Every benchmark process starts on CPU 0, where the stall runs'
-# registrant stays (longpin pins it to the first CPU it may use): the
-# node whose memory the earlier runs churned set the untouched 16 MiB
-# stall's level per boot, 26,058-26,091 us on stock when they ran on
-# node 1 and 26,654-26,663 on node 0 (docs/benchmarks.md#repeats). The
-# shell stays on CPU 0; a stall run gets all the CPUs back for its prober.
-all_cpus=$(taskset -p $$ 2>/dev/null | sed -n 's/.*: *//p')
-if [ -n "$all_cpus" ] && taskset -p 1 $$ >/dev/null 2>&1; then
-	on_all() { taskset "$all_cpus" "$@"; }
-else
-	echo "bench.sh: cannot pin the benchmarks to CPU 0 (no taskset?): their node is the scheduler's" >&2
-	on_all() { "$@"; }
-fi
 run() {
 	echo "# longpin register $*"
 	"$bin" register "$@" --no-io --quiet --csv "$out" || bad=1
@@ -76,7 +63,7 @@ for s in $stall_sizes; do
 	for pf in write none; do
 		i=0
 		while [ $i -lt "$stall_runs" ]; do
-			on_all "$bin" register --mem anon --size "$s" --prefault $pf --cycles 1 \
+			"$bin" register --mem anon --size "$s" --prefault $pf --cycles 1 \
 				--mmap-probe --no-io --quiet --csv "$out" || bad=1
 			i=$((i + 1))
 		done
