@@ -11,7 +11,7 @@ mkdir -p "$T/bin"
 cat >"$T/bin/dpkg-query" <<'SH'
 #!/bin/sh
 # every package installed but qemu-system-x86
-for a; do case $a in -*|'${'*) ;; qemu-system-x86) echo "$a not-installed" ;; *) echo "$a installed" ;; esac; done
+for a; do case $a in -*) ;; qemu-system-x86) echo "$a not-installed" ;; *) echo "$a installed" ;; esac; done
 SH
 cat >"$T/bin/apt-get" <<'SH'
 #!/bin/sh
