@@ -15,13 +15,18 @@ cycles=${3:-100}
 [[ $size =~ ^[1-9][0-9]*M$ ]] || { echo "insn-profile.sh: SIZE '$size': give whole MiB, e.g. 64M" >&2; exit 2; }
 [[ $cycles =~ ^[1-9][0-9]*$ ]] || { echo "insn-profile.sh: CYCLES '$cycles': give a count" >&2; exit 2; }
 cd "$(dirname "$0")/.."
+# the guest runs the longpin that longpin-vm puts in its initramfs: without
+# one both boots register nothing and the difference is noise
+bin=${LONGPIN:-$PWD/build/longpin}
+[[ -x $bin ]] || { echo "insn-profile.sh: no longpin binary at $bin: build it (cmake -B build && cmake --build build) or set LONGPIN" >&2; exit 2; }
+export LONGPIN=$bin
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 gcc -O2 -shared -fPIC -fvisibility=hidden -o "$w/insnprof.so" scripts/insnprof.c
 for c in "$cycles" 0; do
 	LONGPIN_QEMU_EXTRA="-plugin $w/insnprof.so,out=$w/prof-$c.txt" vm/longpin-vm run --kernel "$k" \
 		--icount 0 --timeout 3600 --out "$w/res-$c" -- sh -c \
-		"longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet; cat /proc/kallsyms >/results/kallsyms" \
+		"longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet && cat /proc/kallsyms >/results/kallsyms" \
 		>"$w/log-$c" 2>&1 || { cat "$w/log-$c" >&2; exit 1; }
 done
 python3 - "$w/res-$cycles/kallsyms" "$w/prof-$cycles.txt" "$w/prof-0.txt" \
