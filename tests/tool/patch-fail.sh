@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # A patch that does not apply stops the patched build, naming the patch and
-# printing the rejected hunk.  Uses a throwaway patch dir (LONGPIN_PATCHES).
+# printing the rejected hunk, and leaves the patched source tree of the
+# last good series as it was (it was removed before the series applied,
+# so the next build of patched had to make it again).  Uses a throwaway
+# patch dir (LONGPIN_PATCHES).
 . "$(dirname "$0")/../lib.sh"
 need_kernel patched
+tree=$CACHE/trees/patched
+before=$(cat "$tree/applied" 2>/dev/null)
+[[ -n $before && -d $tree/src ]] ||
+	skip "no patched source tree in $tree to keep: the cached kernel was built from one since removed"
 mkdir -p "$T/p"
 cat >"$T/p/0001-bad.patch" <<'P'
 --- a/mm/gup.c
@@ -20,4 +27,7 @@ cat "$T/out"
 ((rc != 0)) || fail "build succeeded with a patch that cannot apply"
 grep -q "0001-bad.patch failed to apply" "$T/out" || fail "the failing patch is not named"
 grep -q 'never applies' "$T/out" || fail "the rejected hunk is not printed"
-pass "bad patch stops the build, named, with its rejected hunk"
+[[ -d $tree/src && $(cat "$tree/applied" 2>/dev/null) == "$before" ]] ||
+	fail "the last good source tree was not kept ($(ls "$tree" | tr '\n' ' '))"
+[[ ! -e $tree/src.new ]] || fail "the half-patched tree was left behind"
+pass "bad patch stops the build, named, with its rejected hunk; the last good tree kept"

@@ -136,8 +136,9 @@ prepare_patched_tree() { # KERNEL: the patched tree, with that kernel's series
 		mapfile -t -O "${#new[@]}" new < <(patch_files "$PATCHDIR/$p")
 	done < <(series_patches "$1")
 	mapfile -t all < <(printf '%s\n' "${old[@]}" "${new[@]}" | grep -v '^$' | sort -u)
-	rm -f "$dir/applied"
-	rm -rf "$psrc" "$psrc.new"
+	# the new tree is made beside the old one, which stays until it applies:
+	# a series that does not apply leaves the last good tree as it was
+	rm -rf "$psrc.new"
 	v cp -al "$pristine" "$psrc.new"
 	# files touched by the old or new series become real copies with a fresh
 	# mtime (so make rebuilds them and the pristine tree is never written)
@@ -161,6 +162,8 @@ prepare_patched_tree() { # KERNEL: the patched tree, with that kernel's series
 		fi
 	done < <(series_patches "$1")
 	for f in "${all[@]}"; do [[ -e $psrc.new/$f ]] && touch "$psrc.new/$f"; done
+	rm -f "$dir/applied"
+	rm -rf "$psrc"
 	mv "$psrc.new" "$psrc"
 	printf '%s\n' "${new[@]}" | grep -v '^$' >"$dir/touched-files" || : >"$dir/touched-files"
 	printf '%s\n' "$digest" >"$dir/applied"
