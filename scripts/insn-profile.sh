@@ -3,11 +3,13 @@
 # instructions go, per kernel function and page. Builds scripts/insnprof.c
 # (a QEMU TCG plugin), boots KERNEL twice under longpin-vm run --icount 0
 # with it: once registering a written anonymous buffer of SIZE (default 64M)
-# CYCLES times (default 100) more than the other, and prints the difference
-# per function (symbols from the guest's /proc/kallsyms) divided by
-# CYCLES x the buffer's pages: registration and unregistration together,
-# plus what else the longer boot ran (ticks). Needs gcc; LONGPIN_CACHE as
-# for longpin-vm. Issue 25's table in docs/benchmarks.md.
+# CYCLES times (default 100), once registering nothing, and prints the
+# difference per function (symbols from the guest's /proc/kallsyms) divided
+# by CYCLES x the buffer's pages: registration and unregistration together,
+# plus the buffer's set-up (clear_page_*) and what else the longer boot ran
+# (ticks), spread over the cycles. Needs gcc and build/longpin (or
+# LONGPIN); LONGPIN_CACHE as for longpin-vm. Issue 25's table in
+# docs/benchmarks.md.
 set -euo pipefail
 k=${1:?usage: insn-profile.sh KERNEL [SIZE] [CYCLES]}
 size=${2:-64M}
@@ -23,10 +25,12 @@ export LONGPIN=$bin
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 gcc -O2 -shared -fPIC -fvisibility=hidden -o "$w/insnprof.so" scripts/insnprof.c
+# the baseline boot registers nothing: it only leaves the symbols
 for c in "$cycles" 0; do
+	reg="longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet &&"
+	[[ $c == 0 ]] && reg=
 	LONGPIN_QEMU_EXTRA="-plugin $w/insnprof.so,out=$w/prof-$c.txt" vm/longpin-vm run --kernel "$k" \
-		--icount 0 --timeout 3600 --out "$w/res-$c" -- sh -c \
-		"longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet && cat /proc/kallsyms >/results/kallsyms" \
+		--icount 0 --timeout 3600 --out "$w/res-$c" -- sh -c "$reg cat /proc/kallsyms >/results/kallsyms" \
 		>"$w/log-$c" 2>&1 || { cat "$w/log-$c" >&2; exit 1; }
 done
 python3 - "$w/res-$cycles/kallsyms" "$w/prof-$cycles.txt" "$w/prof-0.txt" \
