@@ -51,6 +51,8 @@ void lp_warn(const char *fmt, ...)
  *               kernel says to a second unregistration (-ENXIO)
  *   torture-deadline  --torture: the deadline passes as the threads
  *               start, a run of 0 s (tests/host/torture.sh floor)
+ *   compact-slow  --torture: each compaction of the thp thread takes a
+ *               second longer (tests/host/torture.sh compact-slow)
  * Is @name among them?
  */
 bool lp_test_fault(const char *name)

@@ -58,7 +58,7 @@ struct tt_thr {
 	struct io_uring ring;
 	bool ring_up, registered;
 	char *want, *got;		/* the I/O thread's pattern buffers */
-	uint64_t last_compact;
+	uint64_t next_compact;		/* thp: now_ns() of the next compaction */
 };
 
 /* An operation: a thread runs step() until the deadline. */

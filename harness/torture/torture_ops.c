@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -429,22 +430,34 @@ static const char *thp_why_not(const struct tt *t)
 	return t->ops->flags & MEM_THP ? NULL : "not a THP type";
 }
 
-/* Compact all zones, as root, at most once a second. */
+#define COMPACT_GAP_NS	1000000000ULL
+
+/*
+ * Compact all zones, as root: at most once a second, and at most a tenth
+ * of the thread's time. A compaction of a host whose memory QEMUs hold
+ * can take most of a second, and the thread has its madvise()s to race.
+ * LONGPIN_TEST_FAULT=compact-slow makes each one a second longer.
+ */
 static bool compact(struct tt_thr *h)
 {
-	uint64_t now = now_ns();
+	uint64_t now = now_ns(), took;
 	int fd;
 
-	if (!h->t->root || now - h->last_compact < 1000000000ULL)
+	if (!h->t->root || now < h->next_compact)
 		return false;
-	h->last_compact = now;
 	fd = open("/proc/sys/vm/compact_memory", O_WRONLY);
-	if (fd < 0)
+	if (fd < 0) {
+		h->next_compact = now + COMPACT_GAP_NS;
 		return false;
+	}
 	if (write(fd, "1", 1) != 1)
 		tt_count(h->t, TC_OP_ERR);
 	close(fd);
+	if (lp_test_fault("compact-slow"))
+		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
 	tt_count(h->t, TC_COMPACT);
+	took = 10 * (now_ns() - now);
+	h->next_compact = now + (took > COMPACT_GAP_NS ? took : COMPACT_GAP_NS);
 	return true;
 }
 
