@@ -2,20 +2,20 @@
 # insn-profile.sh KERNEL [SIZE] [CYCLES]: where a registration's guest
 # instructions go, per kernel function and page. Builds scripts/insnprof.c
 # (a QEMU TCG plugin), boots KERNEL twice under longpin-vm run --icount 0
-# with it: once registering a written anonymous buffer of SIZE (default 64M)
-# CYCLES times (default 100), once registering nothing, and prints the
+# with it, each registering a written anonymous buffer of SIZE (default
+# 64M): CYCLES times (default 100, at least 2), then once, and prints the
 # difference per function (symbols from the guest's /proc/kallsyms) divided
-# by CYCLES x the buffer's pages: registration and unregistration together,
-# plus the buffer's set-up (clear_page_*) and what else the longer boot ran
-# (ticks), spread over the cycles. Needs gcc and build/longpin (or
-# LONGPIN); LONGPIN_CACHE as for longpin-vm. Issue 25's table in
-# docs/benchmarks.md.
+# by CYCLES - 1 times the buffer's pages: registration and unregistration
+# together. The buffer's set-up and longpin's start and exit are in both
+# boots and cancel; what the longer boot ran besides (ticks) stays. Needs
+# gcc and build/longpin (or LONGPIN); LONGPIN_CACHE as for longpin-vm.
+# Issue 25's table in docs/benchmarks.md.
 set -euo pipefail
 k=${1:?usage: insn-profile.sh KERNEL [SIZE] [CYCLES]}
 size=${2:-64M}
 cycles=${3:-100}
 [[ $size =~ ^[1-9][0-9]*M$ ]] || { echo "insn-profile.sh: SIZE '$size': give whole MiB, e.g. 64M" >&2; exit 2; }
-[[ $cycles =~ ^[1-9][0-9]*$ ]] || { echo "insn-profile.sh: CYCLES '$cycles': give a count" >&2; exit 2; }
+[[ $cycles =~ ^[1-9][0-9]*$ && $cycles -ge 2 ]] || { echo "insn-profile.sh: CYCLES '$cycles': give a count of 2 or more" >&2; exit 2; }
 cd "$(dirname "$0")/.."
 # the guest runs the longpin that longpin-vm puts in its initramfs: without
 # one both boots register nothing and the difference is noise
@@ -25,16 +25,15 @@ export LONGPIN=$bin
 w=$(mktemp -d)
 trap 'rm -rf "$w"' EXIT
 gcc -O2 -shared -fPIC -fvisibility=hidden -o "$w/insnprof.so" scripts/insnprof.c
-# the baseline boot registers nothing: it only leaves the symbols
-for c in "$cycles" 0; do
-	reg="longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet &&"
-	[[ $c == 0 ]] && reg=
+# the baseline boot makes the same buffer and registers it once
+for c in "$cycles" 1; do
+	reg="longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet"
 	LONGPIN_QEMU_EXTRA="-plugin $w/insnprof.so,out=$w/prof-$c.txt" vm/longpin-vm run --kernel "$k" \
-		--icount 0 --timeout 3600 --out "$w/res-$c" -- sh -c "$reg cat /proc/kallsyms >/results/kallsyms" \
+		--icount 0 --timeout 3600 --out "$w/res-$c" -- sh -c "$reg && cat /proc/kallsyms >/results/kallsyms" \
 		>"$w/log-$c" 2>&1 || { cat "$w/log-$c" >&2; exit 1; }
 done
-python3 - "$w/res-$cycles/kallsyms" "$w/prof-$cycles.txt" "$w/prof-0.txt" \
-	"$((cycles * ${size%M} * 256))" <<'PY'
+python3 - "$w/res-$cycles/kallsyms" "$w/prof-$cycles.txt" "$w/prof-1.txt" \
+	"$(((cycles - 1) * ${size%M} * 256))" <<'PY'
 import sys, bisect, collections
 syms = sorted((int(a, 16), n) for a, t, n, *_ in (l.split() for l in open(sys.argv[1]))
               if t in 'tTwW')
