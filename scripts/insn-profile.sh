@@ -4,7 +4,7 @@
 # (a QEMU TCG plugin), boots KERNEL twice under longpin-vm run --icount 0
 # with it, each registering a written anonymous buffer of SIZE (default
 # 64M): CYCLES times (default 100, at least 2), then once, and prints the
-# difference per function (symbols from /proc/kallsyms of a third boot,
+# difference per function (symbols from /proc/kallsyms of a first boot,
 # not counted) divided by CYCLES - 1 times the buffer's pages:
 # registration and unregistration together. The buffer's set-up and
 # longpin's start and exit are in both boots and cancel; what the longer
@@ -28,17 +28,24 @@ trap 'rm -rf "$w"' EXIT
 gcc -O2 -shared -fPIC -fvisibility=hidden -o "$w/insnprof.so" scripts/insnprof.c
 # the baseline boot makes the same buffer and registers it once. Neither
 # sends the symbols out: the serial line's interrupts for a megabyte of
-# them vary with the host's load (8 million instructions once). A third
-# boot, not counted, does (no KASLR: the same addresses in every boot).
-for c in "$cycles" 1 syms; do
+# them vary with the host's load (8 million instructions once). A boot
+# before them, not counted, does; each counted one sends _stext's line,
+# which must be that boot's (a kernel with KASLR moves it every boot).
+stext="grep ' _stext\$' /proc/kallsyms >/results/stext"
+for c in syms "$cycles" 1; do
 	if [[ $c == syms ]]; then
 		cmd="cat /proc/kallsyms >/results/kallsyms" plug=
 	else
-		cmd="longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet"
+		cmd="longpin --mem anon --size $size --prefault write --cycles $c --no-io --quiet && $stext"
 		plug="-plugin $w/insnprof.so,out=$w/prof-$c.txt"
 	fi
 	LONGPIN_QEMU_EXTRA=$plug vm/longpin-vm run --kernel "$k" --icount 0 --timeout 3600 \
 		--out "$w/res-$c" -- sh -c "$cmd" >"$w/log-$c" 2>&1 || { cat "$w/log-$c" >&2; exit 1; }
+	[[ $c == syms ]] && continue
+	if ! [[ -s $w/res-$c/stext ]] || ! grep -qxF "$(cat "$w/res-$c/stext")" "$w/res-syms/kallsyms"; then
+		echo "insn-profile.sh: kernel $k's _stext moves between boots (KASLR?): profile a kernel built without CONFIG_RANDOMIZE_BASE" >&2
+		exit 1
+	fi
 done
 python3 - "$w/res-syms/kallsyms" "$w/prof-$cycles.txt" "$w/prof-1.txt" \
 	"$(((cycles - 1) * ${size%M} * 256))" <<'PY'
