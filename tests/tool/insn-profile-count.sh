@@ -7,7 +7,7 @@
 # (clear_page_*, 4,096 per page when a page is made) was counted before,
 # about 1,000 per page over 5 cycles. What two boots clear besides differs
 # by about 50 pages (188 per page over one cycle of 4 MiB): 12 per page
-# here. Two boots under -icount.
+# here. Three boots under -icount, the first (symbols only) not counted.
 . "$(dirname "$0")/../lib.sh"
 need_kernel patched
 [[ -x $LONGPIN ]] || skip "no longpin binary at $LONGPIN (build it first)"
