@@ -19,4 +19,4 @@ need_packages() {
 # The harness and its tests (libibverbs-dev: longpin --pinner rdma; without
 # it longpin builds and that pinner skips).
 HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev libibverbs-dev util-linux
-	gnuplot-nox jq fio clang libclang-rt-14-dev)
+	python3-matplotlib jq fio clang libclang-rt-14-dev)

@@ -18,6 +18,38 @@ run_compare() {
 has() { grep -qF -- "$2" "$1" || fail "no '$2' in the output"; }
 hasnt() { ! grep -qF -- "$2" "$1" || fail "'$2' in the output"; }
 
+# need_plots: skip unless Debian's python3 has matplotlib (--plots needs it).
+need_plots() {
+	/usr/bin/python3 -c 'import matplotlib' 2>/dev/null ||
+		skip "python3-matplotlib missing (apt-get install -y python3-matplotlib)"
+}
+
+# png_size FILE: "WIDTH HEIGHT" of a PNG (its IHDR)
+png_size() {
+	od -An -tu1 -j16 -N8 "$1" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4, $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }'
+}
+
+# png_ok FILE: a PNG that longpin-compare wrote (its Software text chunk),
+# at least 300 x 200 px and 5 kB
+png_ok() {
+	local size
+	[ "$(head -c 8 "$1" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$1 is not a PNG"
+	tr -d '\0' <"$1" | grep -qaF "Softwarelongpin-compare" || fail "$1 has no Software=longpin-compare"
+	size=$(png_size "$1")
+	[ "${size% *}" -ge 300 ] && [ "${size#* }" -ge 200 ] && [ "$(stat -c %s "$1")" -ge 5000 ] ||
+		fail "$1: $size px, $(stat -c %s "$1") bytes"
+}
+
+# grid KIND FIELD...: the data of the verdict grid ($GRID, default
+# $T/plots/verdicts.txt, tab-separated) has a line of KIND whose fields
+# start with FIELD...: "grid cell ROW KERNEL LANE TEXT COLOUR" (a cell or
+# slice), "grid legend COLOUR", "grid row LABEL", "grid column KERNEL
+# PINNER OP", "grid size W H"
+grid() {
+	awk -F'\t' -v want="$(IFS=$'\t'; echo "$*")" 'index($0 "\t", want "\t") == 1 { f = 1 } END { exit !f }' \
+		"${GRID:-$T/plots/verdicts.txt}"
+}
+
 # rel_row KEY: the row of KEY in the table against the baseline.
 rel_row() { sed -n '/^Against the baseline/,$p' "$T/out" | grep -F -- "  $1 "; }
 
@@ -49,6 +81,16 @@ to_schema2() {
 		if (NR > 1) $col("schema") = 2; print }' >"$T/$1.csv"
 }
 
+# to_schema4 KERNEL: $D/pinner/KERNEL.csv as schema 4 (moved_pages,
+# dirty_unpin_kb, pages_out, pages_intact before accel, all -) into
+# $T/s4/KERNEL.csv and $T/KERNEL.csv
+to_schema4() {
+	mkdir -p "$T/s4"
+	csv_awk "$D/pinner/$1.csv" '{ $col("accel") = (NR == 1 ? "moved_pages,dirty_unpin_kb,pages_out,pages_intact" : "-,-,-,-") OFS $col("accel")
+		if (NR > 1) $col("schema") = 4; print }' >"$T/s4/$1.csv"
+	cp "$T/s4/$1.csv" "$T/$1.csv"
+}
+
 case $case in
 join)
 	run_compare "$D/stock.csv" "$D/patched.csv"
@@ -56,8 +98,8 @@ join)
 	has "$T/out" "file-private write 4M: stock -EOPNOTSUPP, patched 0"
 	has "$T/out" "sysv-shm write 4M: stock -EOPNOTSUPP, patched 0"
 	hasnt "$T/out" "anon write 4M: stock"
-	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "stock verdict counts"
-	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "patched verdict counts"
+	grep -qE '^  stock \(baseline\) +[^ ]+stock.csv +5 +0 +0 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "stock verdict counts"
+	grep -qE '^  patched +[^ ]+patched.csv +6 +0 +0 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "patched verdict counts"
 	# patched anon write: two rows 48 and 52 ns/page, median 50; stock 100.
 	# pages/s patched over stock = 100/50, range 90/55 .. 110/45.
 	rel_row "anon write 4M" | grep -qF "x2.00 [1.64-2.44]" || fail "registration ratio is not x2.00 [1.64-2.44]"
@@ -72,7 +114,7 @@ missing-row)
 	has "$T/out" "2 are missing on some kernel"
 	pass "rows on one side only are reported as missing, exit 0" ;;
 schema-mismatch)
-	bad_input schema9.csv "2: CSV schema 9, this longpin-compare reads schemas 1 to 3: use a matching longpin"
+	bad_input schema9.csv "2: CSV schema 9, this longpin-compare reads schemas 1 to 4: use a matching longpin"
 	pass "schema 9: exit 2 with the message" ;;
 malformed)
 	bad_input short-line.csv "3: 6 fields, the header has 63"
@@ -95,29 +137,37 @@ noise)
 	echo "$row" | grep -qF 'x1.02 [0.94-1.10] noise' || fail "overlapping ranges not marked noise"
 	pass "overlapping ranges are noise, disjoint ones are not" ;;
 report)
+	need_plots
 	run_compare --report "$T/r.md" --plots "$T/plots" "$D/stock.csv" "$D/patched-missing.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
-	[ -f "$T/r.md" ] && [ ! -e "$T/r.md.tmp" ] || fail "report not written (or .tmp left)"
+	[ -f "$T/r.md" ] && ! compgen -G "$T/.r.md.*" >/dev/null || fail "report not written (or its temporary file left)"
+	[ "$(head -n 1 "$T/r.md")" = "<!-- written by longpin-compare -->" ] || fail "the report's first line is not longpin-compare's mark"
 	has "$T/r.md" "| ! | file-private write 4M | -EOPNOTSUPP | 0 |"
 	has "$T/r.md" "| ? | anon none 4M | 0 | missing |"
 	has "$T/r.md" "| anon write 4M | patched-missing | x2.00 [1.64-2.44] |"
+	# each plot with data: its PNG and the data it shows beside it; every
+	# row is of one size: no plot against the size
 	for f in verdicts reg ratio; do
-		[ -s "$T/plots/$f.gp" ] && [ -s "$T/plots/$f.dat" ] || fail "$f.gp/.dat missing"
+		png_ok "$T/plots/$f.png"
+		[ "$(head -c 28 "$T/plots/$f.txt")" = "# written by longpin-compare" ] || fail "$f.txt missing"
 	done
+	has "$T/out" "plots in $T/plots: verdicts.png reg.png ratio.png"
+	for f in reg-size stall-size; do
+		[ ! -e "$T/plots/$f.png" ] && [ ! -e "$T/plots/$f.txt" ] || fail "$f written without data"
+	done
+	has "$T/plots/reg.txt" "$(printf 'anon 4M\tpatched-missing\t50\t45\t55')"
 	# bad input: no report, no temp file
 	run_compare --report "$T/bad.md" "$D/stock.csv" "$D/schema9.csv"
-	[ "$rc" = 2 ] && [ ! -e "$T/bad.md" ] && [ ! -e "$T/bad.md.tmp" ] || fail "report written despite bad input"
-	# no gnuplot on PATH: one line, data and scripts, exit 0
+	[ "$rc" = 2 ] && [ ! -e "$T/bad.md" ] && ! compgen -G "$T/.bad.md.*" >/dev/null || fail "report written despite bad input"
+	# no matplotlib: one line naming the package, exit 2, nothing written
+	mkdir -p "$T/nompl/matplotlib"
+	echo 'raise ImportError("No module named matplotlib")' >"$T/nompl/matplotlib/__init__.py"
 	rc=0
-	PATH=/nonexistent "$COMPARE" --plots "$T/p2" "$D/stock.csv" "$D/patched.csv" >"$T/out" 2>&1 || rc=$?
-	[ "$rc" = 0 ] && grep -q "gnuplot not found" "$T/out" && [ -s "$T/p2/reg.gp" ] ||
-		fail "without gnuplot: exit $rc"
-	command -v gnuplot >/dev/null || skip "report checked; gnuplot not installed, PNGs not checked"
-	for f in verdicts reg ratio; do
-		[ "$(head -c 4 "$T/plots/$f.png" | od -An -c | tr -d ' ')" = '211PNG' ] ||
-			fail "$f.png is not a PNG"
-	done
-	pass "markdown report with the verdict table; verdicts.png, reg.png, ratio.png" ;;
+	PYTHONPATH=$T/nompl "$COMPARE" --report "$T/r2.md" --plots "$T/p2" "$D/stock.csv" "$D/patched.csv" >"$T/out" 2>"$T/err" || rc=$?
+	cat "$T/err"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && has "$T/err" "apt-get install python3-matplotlib" &&
+		[ ! -e "$T/r2.md" ] && [ ! -e "$T/p2" ] && [ ! -s "$T/out" ] || fail "without matplotlib: exit $rc"
+	pass "markdown report with the verdict table; verdicts.png, reg.png, ratio.png with their data" ;;
 mixed)
 	# a repeat of anon write that answered -EFAULT and failed: the
 	# combined result is mixed, the verdicts too
@@ -127,7 +177,7 @@ mixed)
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "anon write 4M: stock 0, patched mixed 0/-EFAULT"
 	grep -qE '^  !  anon write 4M +0 +mixed 0/-EFAULT \(pass/fail\)' "$T/out" || fail "mixed verdicts not shown"
-	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0 +0 +0 +\?$' "$T/out" || fail "fail not counted"
+	grep -qE '^  patched +[^ ]+ +6 +1 +0 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "fail not counted"
 	pass "repeats that disagree are shown as mixed" ;;
 defect)
 	# a lifetime-reclaim row that lost data as its contract expects
@@ -137,15 +187,15 @@ defect)
 	cp "$D/stock.csv" "$D/patched.csv" "$T/"
 	add_row stock memtype=memfd prefault=read op=lifetime-reclaim result=-5 errno=EIO expected=-5 verdict=defect data_check=mismatch
 	add_row patched memtype=memfd prefault=read op=lifetime-reclaim result=0 errno=- expected=0 verdict=pass
+	need_plots
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
-	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0 +0 +\?$' "$T/out" || fail "defect not counted apart"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +1 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "defect not counted apart"
 	has "$T/out" "Data lost: known kernel defects"
 	has "$T/out" "lifetime-reclaim memfd read 4M: stock -EIO"
 	grep -qE 'lifetime-reclaim memfd read 4M +-EIO \(DATA LOST\) +0' "$T/out" || fail "no DATA LOST in the table"
 	# in the grid: brown, white text, in the memfd row's stock reclaim column
-	grep -qF '9268835 "EIO LOST" 16777215 "memfd" "stock" "io_uring lifetime-reclaim"' "$T/plots/verdicts.dat" ||
-		fail "the grid cell is not brown"
+	grid cell memfd stock "io_uring lifetime-reclaim" "EIO LOST" lost || fail "the grid cell is not brown"
 	pass "a defect row: counted apart, listed under data lost, DATA LOST in the table and brown in the grid" ;;
 leak-defect)
 	# a vfio devdax row whose pins leak as its contract names
@@ -156,14 +206,15 @@ leak-defect)
 	cp "$D/stock.csv" "$D/patched.csv" "$T/"
 	add_row stock memtype=devdax prefault=write op=pin pinner=vfio result=0 errno=- expected=0 verdict=defect
 	add_row patched memtype=devdax prefault=write op=pin pinner=vfio result=0 errno=- expected=0 verdict=pass
+	need_plots
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "Pins leaked: known kernel defects"
 	hasnt "$T/out" "Data lost: known kernel defects"
 	has "$T/out" "vfio pin devdax write 4M: stock 0"
 	grep -qE 'devdax write 4M +0 \(PINS LEAKED\) +0' "$T/out" || fail "no PINS LEAKED in the table"
-	grep -qF '9268835 "0 LEAK" 16777215 "devdax" "stock" "vfio pin"' "$T/plots/verdicts.dat" ||
-		fail "the grid cell is not brown with LEAK: $(grep -F devdax "$T/plots/verdicts.dat" | grep -F vfio)"
+	grid cell devdax stock "vfio pin" "0 LEAK" lost ||
+		fail "the grid cell is not brown with LEAK: $(grep -F devdax "$T/plots/verdicts.txt" | grep -F vfio)"
 	pass "a pin-leak defect row: listed under pins leaked, PINS LEAKED in the table, LEAK in the grid" ;;
 fixed)
 	# a lifetime-reclaim row whose contract expects the known data loss,
@@ -173,7 +224,7 @@ fixed)
 	add_row stock memtype=mixed prefault=read op=lifetime-reclaim result=0 errno=- expected=-5 verdict=fixed data_check=ok
 	run_compare --report "$T/r.md" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
-	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +0 +1 +0 +0 +\?$' "$T/out" || fail "fixed not counted apart"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +0 +1 +0 +0 +0 +0 +\?$' "$T/out" || fail "fixed not counted apart"
 	has "$T/out" "Known defects that did not show"
 	has "$T/out" "lifetime-reclaim mixed read 4M: stock 0"
 	grep -qE 'lifetime-reclaim mixed read 4M +0 \(defect did not show\) +missing' "$T/out" || fail "not marked in the table"
@@ -187,18 +238,18 @@ failures)
 	cp "$D/stock.csv" "$D/patched.csv" "$T/"
 	add_row patched memtype=memfd verdict=fail vmpin_leak_kb=4096
 	add_row patched memtype=tmpfs-shared verdict=fail data_check=mismatch
+	need_plots
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	has "$T/out" "Pins leaked"
 	has "$T/out" "memfd write 4M: patched, 4096 kB still pinned"
 	has "$T/out" "Data lost or corrupted"
 	has "$T/out" "tmpfs-shared write 4M: patched, 1 row(s)"
-	grep -qE '^  patched +[^ ]+ +[0-9]+ +2 +0 +0 +0 +0 +\?$' "$T/out" || fail "the two rows are not counted as failures"
+	grep -qE '^  patched +[^ ]+ +[0-9]+ +2 +0 +0 +0 +0 +0 +0 +\?$' "$T/out" || fail "the two rows are not counted as failures"
 	for t in memfd tmpfs-shared; do
-		grep -qF "2171169 \"0 FAIL\" 16777215 \"$t\" \"patched\" \"io_uring register\"" "$T/plots/verdicts.dat" ||
-			fail "$t: a failed cell is not in the failure colour"
+		grid cell "$t" patched "io_uring register" "0 FAIL" fail || fail "$t: a failed cell is not in the failure colour"
 	done
-	grep -qE '^[0-9]+ [0-9]+ 6 6 2171169 [0-9]+ "FAIL"$' "$T/plots/verdicts.dat" || fail "no legend entry for FAIL"
+	grid legend fail FAIL || fail "no legend entry for FAIL"
 	pass "leaked and corrupt rows: failed, listed under pins leaked and data lost or corrupted, failure colour in the grid" ;;
 cycles-mix)
 	# stock with --cycles (median 100 ns/page, first registration 1000),
@@ -262,15 +313,16 @@ accel)
 	# schema 2: the stock rows measured on bare metal, patched under TCG;
 	# accel goes before note, the last column
 	to_schema2 stock none; to_schema2 patched tcg
+	need_plots
 	run_compare --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
-	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +0 +0 +0 +0 +none$' "$T/out" || fail "accel none not in the files table"
-	grep -qE '^  patched +[^ ]+ +6 +0 +0 +0 +0 +0 +tcg$' "$T/out" || fail "accel tcg not in the files table"
+	grep -qE '^  stock \(baseline\) +[^ ]+ +5 +0 +0 +0 +0 +0 +0 +0 +none$' "$T/out" || fail "accel none not in the files table"
+	grep -qE '^  patched +[^ ]+ +6 +0 +0 +0 +0 +0 +0 +0 +tcg$' "$T/out" || fail "accel tcg not in the files table"
 	grep -E '^  anon write 4M +patched ' "$T/out" | grep -qF "(tcg)" || fail "patched MiB/s not marked (tcg)"
 	grep -E '^  anon write 4M +stock ' "$T/out" | grep -qF "(tcg)" && fail "stock MiB/s marked (tcg)"
 	rel_row "anon write 4M" | grep -qF "(tcg)" || fail "ratio against the baseline not marked (tcg)"
 	has "$T/out" "are emulated, not hardware figures"
-	has "$T/plots/ratio.gp" "patched (tcg: emulated)"
+	has "$T/plots/ratio.txt" "patched (tcg: emulated)"
 	# schema 1 files do not say: no mark, "?" in the table
 	run_compare "$D/stock.csv" "$D/patched.csv"
 	hasnt "$T/out" "(tcg)"
@@ -281,6 +333,7 @@ pinner)
 	# a table memory type x pinner, and the memory types where they
 	# disagree (pinner/*.csv, the expected answers in the comments below)
 	P=$D/pinner
+	need_plots
 	run_compare --report "$T/r.md" --plots "$T/plots" "$P/stock.csv" "$P/patched.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	# 5 io_uring keys (one lifetime), 4 gup-fast, 4 gup, 2 read-only pins
@@ -323,29 +376,30 @@ pinner)
 	# lifetime case), REFUSED teal, PARTIAL in the legend, a fail black
 	for k in stock patched; do
 		for l in "io_uring register" "gup-fast pin" "gup pin" "gup-fast pin-ro" "gup pin-ro"; do
-			has "$T/plots/verdicts.dat" "\"anon\" \"$k\" \"$l\""
+			grid cell anon "$k" "$l" || fail "no cell anon $k $l"
 		done
 	done
-	has "$T/plots/verdicts.dat" '"memfd" "stock" "io_uring lifetime-munmap"'
-	hasnt "$T/plots/verdicts.dat" '"patched" "io_uring lifetime-munmap"'
+	grid cell memfd stock "io_uring lifetime-munmap" || fail "no stock lifetime-munmap column"
+	! grid cell memfd patched "io_uring lifetime-munmap" || fail "a patched lifetime-munmap column"
 	for a in REFUSED PARTIAL; do
-		grep -qE "^[0-9]+ [0-9]+ 6 6 [0-9]+ [0-9]+ \"$a\"\$" "$T/plots/verdicts.dat" || fail "no $a in the legend"
+		grid legend "$a" || fail "no $a in the legend"
 	done
-	has "$T/plots/verdicts.dat" '2533018 "REFUSED" 0 "file-private" "stock" "gup-fast pin"'
-	has "$T/plots/verdicts.dat" '2171169 "PARTIAL FAIL" 16777215 "file-shared" "patched" "gup-fast pin"'
-	has "$T/plots/verdicts.dat" '2533018 "REFUSED ?" 0 "readonly" "patched" "gup pin-ro"'
-	[ "$(grep -c '^$' "$T/plots/verdicts.dat")" = 8 ] || fail "want 5 data blocks"
+	grid cell file-private stock "gup-fast pin" REFUSED REFUSED || fail "file-private: no REFUSED cell"
+	grid cell file-shared patched "gup-fast pin" "PARTIAL FAIL" fail || fail "file-shared: no PARTIAL FAIL cell"
+	grid cell readonly patched "gup pin-ro" "REFUSED ?" REFUSED || fail "readonly: no 'REFUSED ?' cell"
+	for kind in size caption column row cell legend; do
+		grid "$kind" || fail "verdicts.txt has no $kind line"
+	done
+	png_ok "$T/plots/verdicts.png"
 	# one pinner: no such section, no REFUSED in the legend
 	run_compare --plots "$T/p1" "$D/stock.csv" "$D/patched.csv"
 	hasnt "$T/out" "What each long-term pinner gets"
-	hasnt "$T/p1/verdicts.dat" '"REFUSED"'
+	! GRID=$T/p1/verdicts.txt grid legend REFUSED || fail "REFUSED in the legend of io_uring alone"
 	# an unknown pinner: exit 2, one line naming file, line and the fix
 	csv_awk "$P/patched.csv" 'NR == 3 { $col("pinner") = "dma-buf" } { print }' >"$T/patched.csv"
 	run_compare "$P/stock.csv" "$T/patched.csv"
 	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] || fail "unknown pinner: exit $rc"
 	has "$T/err" "longpin-compare: $T/patched.csv:3: unknown pinner 'dma-buf' (io_uring, gup-fast, gup, rdma, vfio): use the longpin-compare of the longpin that wrote it"
-	command -v gnuplot >/dev/null || skip "pinner section checked; gnuplot not installed, PNG not checked"
-	[ "$(head -c 4 "$T/plots/verdicts.png" | od -An -c | tr -d ' ')" = '211PNG' ] || fail "verdicts.png is not a PNG"
 	pass "three pinners: keys apart, a table per kernel, 4 disagreements, a grid column per kernel and pinner" ;;
 schema-mix)
 	# a schema-2 stock (no pinner column: io_uring) against a schema-3
@@ -429,6 +483,7 @@ grid)
 	# gup-fast and gup, read-write and read-only; 3 lifetime cases; fio
 	# jobs): at most 1,600 px tall, every type, kernel and pinner named,
 	# prefaults sliced only where they differ, the data loss brown
+	need_plots
 	types=$("$LONGPIN" types | awk '!/^#/ { print $1 }')
 	[ "$(echo "$types" | wc -w)" -ge 20 ] || fail "longpin types lists $(echo "$types" | wc -w) types"
 	for k in stock patched; do
@@ -471,27 +526,139 @@ grid)
 	rc=0
 	"$COMPARE" --plots "$T/plots" "$T/stock.csv" "$T/patched.csv" >"$T/out" 2>&1 || rc=$?
 	[ "$rc" = 0 ] || { tail -n 5 "$T/out"; fail "exit status $rc"; }
-	size=$(sed -n "s/^set terminal png .* size \([0-9]*\),\([0-9]*\)$/\1 \2/p" "$T/plots/verdicts.gp")
-	echo "verdicts.gp: size $size"
-	[ -n "$size" ] && [ "${size#* }" -le 1600 ] || fail "verdicts.png is '$size' px, want at most 1,600 tall"
+	png_ok "$T/plots/verdicts.png"
+	size=$(png_size "$T/plots/verdicts.png")
+	echo "verdicts.png: $size px"
+	[ "${size#* }" -le 1600 ] || fail "verdicts.png is '$size' px, want at most 1,600 tall"
+	grid size ${size% *} ${size#* } || fail "verdicts.txt does not say verdicts.png's size $size"
 	# the labels drawn: rows, the columns' headers (kernel, pinner, op)
-	sed -n 's/^[0-9.]* [0-9.]* "\(.*\)"$/\1/p' "$T/plots/verdicts.dat" >"$T/labels"
+	awk -F'\t' '$1 == "column" { print $2; print $3; print $4 }' "$T/plots/verdicts.txt" >"$T/labels"
 	for t in $types; do
-		grep -qxF -e "$t" -e "$t (ext4)" "$T/labels" || fail "no row for memory type $t"
+		grid row "$t" || grid row "$t (ext4)" || fail "no row for memory type $t"
 	done
 	for n in stock patched io_uring gup-fast gup pin-ro reclaim reclaim-pinned lazyfree fio; do
 		grep -qxF "$n" "$T/labels" || fail "no column header $n"
 	done
 	# the prefaults of a cell: one where they agree, sliced where not
-	has "$T/plots/verdicts.dat" '6732650 "0" 0 "anon" "stock" "io_uring register"'
-	has "$T/plots/verdicts.dat" '2533018 "n r: REFUSED" 0 "fsdax-shared (ext4)" "patched" "gup-fast pin"'
-	has "$T/plots/verdicts.dat" '6732650 "w: 0" 0 "fsdax-shared (ext4)" "patched" "gup-fast pin"'
-	has "$T/plots/verdicts.dat" '9268835 "r: EIO LOST" 16777215 "memfd" "stock" "io_uring lifetime-reclaim"'
-	has "$T/plots/verdicts.dat" '"n w: 0" 0 "memfd" "stock" "io_uring lifetime-reclaim"'
-	command -v gnuplot >/dev/null || skip "verdicts.gp checked; gnuplot not installed, PNG not checked"
-	png=$(od -An -tu1 -j16 -N8 "$T/plots/verdicts.png" | awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4, $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }')
-	[ "$png" = "$size" ] || fail "verdicts.png is $png px, verdicts.gp says $size"
-	pass "verdicts.png of $(echo "$types" | wc -w) types, 2 kernels, 3 pinners: $png px" ;;
+	grid cell anon stock "io_uring register" 0 0 || fail "anon: no single 0 cell"
+	grid cell "fsdax-shared (ext4)" patched "gup-fast pin" "n r: REFUSED" REFUSED || fail "fsdax-shared: no n r slice"
+	grid cell "fsdax-shared (ext4)" patched "gup-fast pin" "w: 0" 0 || fail "fsdax-shared: no w slice"
+	grid cell memfd stock "io_uring lifetime-reclaim" "r: EIO LOST" lost || fail "memfd: no r slice lost"
+	grid cell memfd stock "io_uring lifetime-reclaim" "n w: 0" 0 || fail "memfd: no n w slice"
+	pass "verdicts.png of $(echo "$types" | wc -w) types, 2 kernels, 3 pinners: $size px" ;;
+schema4)
+	# schema 4: skip and unexercised rows counted and listed, never a
+	# pass; pages_out and pages_intact beside a lifetime row's verdict; in
+	# the grid a lifetime case of a type the kernel refused (or skipped as
+	# refused) is n/a, one the other kernel has and this one lacks missing
+	to_schema4 stock; to_schema4 patched
+	D=$T/s4
+	add_row stock pinner=rdma op=pin verdict=skip result=- errno=- expected=- note=NOTE_RDMA
+	add_row stock pinner=rdma op=pin memtype=memfd verdict=skip result=- errno=- expected=- note=NOTE_RDMA
+	add_row patched pinner=rdma op=pin
+	add_row stock op=lifetime-reclaim memtype=sysv-shm verdict=skip result=- errno=- expected=- note=NOTE_REFUSED
+	add_row patched op=lifetime-reclaim memtype=sysv-shm pages_out=1024 pages_intact=1024
+	add_row patched op=lifetime-reclaim memtype=file-private pages_out=1024 pages_intact=1024
+	add_row patched op=lifetime-reclaim pages_out=1024 pages_intact=1024
+	add_row stock op=lifetime-lazyfree verdict=unexercised pages_out=0 pages_intact=1024 note=NOTE_UNEX
+	add_row patched op=lifetime-lazyfree pages_out=1024 pages_intact=0
+	add_row stock op=lifetime-reclaim memtype=memfd prefault=read result=-5 errno=EIO expected=-5 verdict=defect data_check=mismatch pages_out=1024 pages_intact=0
+	add_row patched op=lifetime-reclaim memtype=memfd prefault=read pages_out=1024 pages_intact=1024
+	add_row patched pinner=gup-fast op=pin memtype=hugetlb result=-REFUSED errno=- expected=-REFUSED
+	sed -i -e 's/,NOTE_RDMA$/,rdma: no RDMA device/' -e 's/,NOTE_REFUSED$/,register refused: -EOPNOTSUPP/' \
+		-e 's/,NOTE_UNEX$/,pages never left memory: proves nothing/' "$T/stock.csv"
+	need_plots
+	run_compare --report "$T/r.md" --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	# stock: 3 skip, 1 unexercised, no more passes than its own 15 rows
+	grep -qE '^  stock \(baseline\) +[^ ]+ +15 +0 +1 +0 +0 +3 +1 +0 +kvm$' "$T/out" || fail "stock verdict counts"
+	has "$T/out" "  stock: 2 × rdma: no RDMA device"
+	has "$T/out" "  stock: 1 × register refused: -EOPNOTSUPP"
+	has "$T/r.md" "- stock: 2 × rdma: no RDMA device"
+	has "$T/out" "Unexercised: the pages never left memory"
+	has "$T/out" "lifetime-lazyfree anon write 4M: stock 0 (0 paged out, 1024 intact)"
+	grep -qE 'lifetime-reclaim memfd read 4M +-EIO \(DATA LOST; 1024 paged out, 0 intact\) +0 \(1024 paged out, 1024 intact\)' "$T/out" ||
+		fail "pages_out and pages_intact not beside the verdict"
+	grep -qE 'lifetime-lazyfree anon write 4M +0 \(unexercised; 0 paged out, 1024 intact\) +0 \(1024 paged out, 0 intact\)' "$T/out" ||
+		fail "unexercised not marked in the table"
+	has "$T/out" "rdma pin anon write 4M: skipped on stock, patched 0"
+	has "$T/out" "gup-fast pin hugetlb write 4M: missing on stock, patched -REFUSED"
+	sed -n '/^  stock:$/,/^$/p' "$T/out" | grep -qE '^  anon write 4M +0 +0 +0 +skip ' || fail "no skip in stock's rdma column"
+	hasnt "$T/out" "stock: anon write 4M: "    # a skipped pinner does not disagree
+	# the grid: n/a (refused) apart from missing, skip and unexercised
+	grid cell sysv-shm stock "io_uring lifetime-reclaim" n/a n/a || fail "sysv-shm: a skip as refused is not n/a"
+	grid cell file-private stock "io_uring lifetime-reclaim" n/a n/a || fail "file-private: refused and not run is not n/a"
+	grid cell anon stock "io_uring lifetime-reclaim" missing missing || fail "anon: a lacking row is not missing"
+	grid cell memfd stock "rdma pin" skip skip || fail "memfd: no skip cell"
+	grid cell anon stock "io_uring lifetime-lazyfree" "0 unexercised" unexercised || fail "anon lazyfree: not unexercised"
+	for c in skip unexercised n/a missing; do
+		grid legend "$c" || fail "no $c in the legend"
+	done
+	png_ok "$T/plots/verdicts.png"
+	pass "schema 4: skip and unexercised counted, listed and coloured; n/a apart from missing; pages beside the verdict" ;;
+out-input)
+	# an output that is one of the inputs: refused, --force or not, with
+	# one line; nothing written, the input byte for byte as it was
+	cp "$D/stock.csv" "$D/patched.csv" "$T/"
+	cp "$T/stock.csv" "$T/stock.orig"
+	ln -s stock.csv "$T/link.md"
+	for args in "--report $T/stock.csv" "--force --report $T/stock.csv" "--report $T/link.md" \
+		"--plots $T/stock.csv" "--force --plots $T/stock.csv"; do
+		# shellcheck disable=SC2086
+		run_compare --plots "$T/p" $args "$T/stock.csv" "$T/patched.csv"
+		[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] || fail "'$args': exit $rc"
+		has "$T/err" "is one of the input files: give the"
+		cmp -s "$T/stock.csv" "$T/stock.orig" || fail "'$args': the input changed"
+		[ ! -e "$T/p" ] || fail "'$args': plots written"
+	done
+	pass "a report or plots path that is an input: exit 2, the input unchanged, nothing written" ;;
+out-foreign)
+	# a report or a plots directory that holds what longpin-compare did
+	# not write: refused without --force, left as it was
+	echo "my notes" >"$T/r.md"
+	cp "$T/r.md" "$T/r.orig"
+	run_compare --report "$T/r.md" "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] || fail "a foreign report: exit $rc"
+	has "$T/err" "longpin-compare: --report $T/r.md exists and longpin-compare did not write it: give a new path, or --force to overwrite it"
+	cmp -s "$T/r.md" "$T/r.orig" || fail "the foreign report changed"
+	need_plots
+	mkdir "$T/plots"
+	echo "set terminal png" >"$T/plots/reg.gp"
+	run_compare --plots "$T/plots" "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] || fail "a foreign file in --plots: exit $rc"
+	has "$T/err" "--plots $T/plots holds reg.gp, which longpin-compare did not write"
+	[ "$(ls -A "$T/plots")" = reg.gp ] || fail "written into a foreign plots directory"
+	pass "a foreign report or plots directory: exit 2, left as it was" ;;
+out-own)
+	# its own report and plots of an earlier run: overwritten without
+	# --force; a plot that has no data any more is removed
+	need_plots
+	for k in stock patched; do
+		csv_awk "$D/$k.csv" 'NR > 1 && $col("memtype") == "anon" && $col("prefault") == "write" { print; $col("size") = 8388608 } { print }' >"$T/$k.csv"
+	done
+	run_compare --report "$T/r.md" --plots "$T/plots" "$T/stock.csv" "$T/patched.csv"
+	[ "$rc" = 0 ] && [ -f "$T/plots/reg-size.png" ] || fail "first run: exit $rc, reg-size.png: $(ls "$T/plots")"
+	run_compare --report "$T/r.md" --plots "$T/plots" "$D/stock.csv" "$D/patched-missing.csv"
+	[ "$rc" = 0 ] || fail "second run over its own files: exit $rc"
+	has "$T/r.md" "patched-missing"
+	[ ! -e "$T/plots/reg-size.png" ] && [ ! -e "$T/plots/reg-size.txt" ] || fail "reg-size of the first run left behind"
+	png_ok "$T/plots/verdicts.png"
+	mkdir "$T/empty"
+	run_compare --plots "$T/empty" "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 0 ] || fail "an empty plots directory: exit $rc"
+	pass "its own report and plots overwritten, a stale plot removed, an empty directory taken" ;;
+out-force)
+	# --force: a foreign report overwritten, plots written beside foreign files
+	need_plots
+	echo "my notes" >"$T/r.md"
+	mkdir "$T/plots"
+	echo "keep me" >"$T/plots/notes.txt"
+	run_compare --force --report "$T/r.md" --plots "$T/plots" "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 0 ] || fail "exit status $rc"
+	[ "$(head -n 1 "$T/r.md")" = "<!-- written by longpin-compare -->" ] || fail "the report was not overwritten"
+	[ "$(cat "$T/plots/notes.txt")" = "keep me" ] || fail "a foreign file in --plots changed"
+	png_ok "$T/plots/verdicts.png"
+	pass "--force: a foreign report overwritten, plots beside foreign files" ;;
 *)
 	fail "unknown case $case" ;;
 esac
