@@ -9,6 +9,16 @@
 
 #include "mem_ops.h"
 
+/*
+ * Private anonymous memory in small pages, whatever the kernel's THP
+ * policy (Debian's is "always"): anon-thp is the type of huge ones.
+ */
+static void small_pages(void *p, size_t len, int flags)
+{
+	if (flags & MAP_PRIVATE)
+		madvise(p, len, MADV_NOHUGEPAGE);
+}
+
 static int anon_map(struct mem *m, size_t len, int flags, const char *what)
 {
 	int ret = mem_map_anon(m, len, 0, PROT_READ | PROT_WRITE,
@@ -17,6 +27,7 @@ static int anon_map(struct mem *m, size_t len, int flags, const char *what)
 	if (ret)
 		return lp_err(LP_SKIP, "%s: mmap of %zu bytes failed: %s",
 			      what, len, strerror(-ret));
+	small_pages(m->addr, len, flags);
 	return LP_OK;
 }
 
@@ -88,6 +99,7 @@ static int mixed_setup(struct mem *m, const struct opts *o)
 	if (mmap(p, half, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
 		return lp_err(LP_SKIP, "mixed: mmap anon: %s", strerror(errno));
+	small_pages(p, half, MAP_PRIVATE);
 	m->fd = memfd_create("longpin-mixed", MFD_CLOEXEC);
 	if (m->fd < 0 || ftruncate(m->fd, o->size - half))
 		return lp_err(LP_SKIP, "mixed: memfd: %s", strerror(errno));
@@ -111,6 +123,7 @@ static int hole_setup(struct mem *m, const struct opts *o)
 			   MAP_PRIVATE | MAP_ANONYMOUS);
 	if (ret)
 		return lp_err(LP_SKIP, "anon+hole: mmap: %s", strerror(-ret));
+	small_pages(m->addr, half, MAP_PRIVATE);
 	munmap((char *)m->addr + half, o->size - half);
 	return LP_OK;
 }
@@ -127,7 +140,7 @@ static int hole_populate(struct mem *m, enum prefault pf)
 static const struct mem_ops mem_anon_ops = {
 	.name = "anon",
 	.order = 10,
-	.help = "private anonymous memory (MAP_PRIVATE|MAP_ANONYMOUS)",
+	.help = "private anonymous memory (MAP_PRIVATE|MAP_ANONYMOUS), small pages (MADV_NOHUGEPAGE)",
 	.map = "private",
 	.backing = "anon",
 	.arg = MAP_PRIVATE,
