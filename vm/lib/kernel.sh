@@ -66,10 +66,12 @@ kernel_key() {
 		fragments "$name" | tail -n +2 | xargs -r cat
 	} | sha
 }
-# the config fragments of a kernel: patched-debug adds the debug options,
-# patched-6.12 the release suffix by which longpin knows it
+# the config fragments of a kernel: the common one, its base's (options
+# whose names differ between 6.1 and 6.12), then patched-debug adds the
+# debug options, patched-6.12 the release suffix by which longpin knows it
 fragments() {
 	echo "$FRAGMENT"
+	echo "$VMDIR/base-$(kernel_base "$1").config"
 	case $1 in
 	patched-debug) echo "$DEBUG_FRAGMENT" ;;
 	patched-6.12) echo "$VMDIR/patched-6.12.config" ;;
