@@ -114,6 +114,6 @@ channel_decode() {
 		report_excerpt "$scan" >&2
 		((rc == 0)) && rc=3
 	fi
-	grep -h 'WARNING-NOT-DAX' "$console" >&2 || true
+	grep -hE 'WARNING-NOT-DAX|WARNING-NO-SWAP' "$console" >&2 || true
 	return "$rc"
 }
