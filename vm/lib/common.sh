@@ -84,16 +84,27 @@ ensure_packages() {
 	v env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}" >&2
 }
 
-# one builder at a time per cache (parallel runs share kernels and archives)
-LOCKED=0
-lock_cache() {
-	((LOCKED)) && return 0
+# One builder at a time per thing built: a kernel's source tree (stock;
+# patched, patched-debug and patched-unchunked share one), a Debian
+# kernel's unpacked package, the initramfs archives, the NVDIMM images.
+# Each is its own lock ($CACHE/.lock-NAME), so that a run waits only for
+# what it needs: a boot of stock does not wait for patched-debug's build.
+declare -A LOCKFDS=()
+lock_named() { # NAME [WHAT]: hold NAME's lock until unlock_named NAME
+	local name=$1 fd
+	[[ -n ${LOCKFDS[$name]:-} ]] && return 0
 	mkdir -p "$CACHE"
-	exec {LOCKFD}>"$CACHE/.lock"
-	if ! flock -n "$LOCKFD"; then
-		stage "waiting for another longpin-vm to finish building (lock $CACHE/.lock)"
-		flock "$LOCKFD"
+	exec {fd}>"$CACHE/.lock-$name"
+	if ! flock -n "$fd"; then
+		stage "waiting for another longpin-vm ${2:-building $name} (lock $CACHE/.lock-$name)"
+		flock "$fd"
 	fi
-	LOCKED=1
+	LOCKFDS[$name]=$fd
 }
-unlock_cache() { ((LOCKED)) || return 0; flock -u "$LOCKFD"; exec {LOCKFD}>&-; LOCKED=0; }
+unlock_named() {
+	local fd=${LOCKFDS[$1]:-}
+	[[ -n $fd ]] || return 0
+	flock -u "$fd"
+	exec {fd}>&-
+	unset "LOCKFDS[$1]"
+}

@@ -263,31 +263,46 @@ build_progress_stop() {
 	return 0
 }
 
+# the lock of what building KERNEL writes: its source tree (the pristine
+# tree of its base too, which a new tarball unpacks again)
+kernel_lock() { echo "tree-$(kernel_base "$1")"; }
 kernel_image() { # name -> path of the kernel image (builds/fetches if missing)
 	case $(kernel_col 2 "$1") in
 	built)
-		build_kernel "$1" >&2
+		if [[ ! -f $(kernel_out "$1")/bzImage ]]; then
+			lock_named "$(kernel_lock "$1")" "building a $(kernel_base "$1") kernel"
+			build_kernel "$1" >&2
+			unlock_named "$(kernel_lock "$1")"
+		fi
 		echo "$(kernel_out "$1")/bzImage"
 		;;
 	debian)
+		lock_named "$1" "fetching $1"
 		fetch_debian "$1" >&2
+		unlock_named "$1"
 		# shellcheck disable=SC2012 # the names are our own (vmlinuz-RELEASE)
 		ls "$(deb_dir "$1")"/root/boot/vmlinuz-* | head -n1
 		;;
 	esac
 }
 
+# build_locked KERNEL: build it under its tree's lock, held for it alone
+build_locked() {
+	lock_named "$(kernel_lock "$1")" "building a $(kernel_base "$1") kernel"
+	build_kernel "$1"
+	unlock_named "$(kernel_lock "$1")"
+}
+
 # build_kernels KERNEL|all (all: every built kernel but patched-unchunked)
 build_kernels() {
 	local which=$1 k
 	ensure_packages
-	lock_cache
 	if [[ $which == all ]]; then
 		for k in "${BUILT_KERNELS[@]}"; do
-			[[ $k == patched-unchunked ]] || build_kernel "$k"
+			[[ $k == patched-unchunked ]] || build_locked "$k"
 		done
 	else
-		build_kernel "$which"
+		build_locked "$which"
 	fi
 	stage "build: finished"
 }

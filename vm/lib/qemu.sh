@@ -175,10 +175,14 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 	local name=$1 mode=$2
 	shift 2
 	ensure_packages
-	lock_cache
-	[[ -z $ICOUNT ]] || icount_qemu
+	if [[ -n $ICOUNT ]]; then
+		lock_named icount-qemu "fetching the icount QEMU"
+		icount_qemu
+		unlock_named icount-qemu
+	fi
 	KIMG=$(kernel_image "$name")
 	local base mods='' fio='' vfio=''
+	lock_named initramfs "making the initramfs archives"
 	base=$(base_initramfs)
 	[[ $name == debian-* ]] && mods=$(modules_initramfs "$name")
 	((WITH_FIO)) && fio=$(fio_initramfs)
@@ -192,10 +196,12 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 	# concatenated cpio archives: base, modules, per-run (command, longpin, --add)
 	cat "$base" ${mods:+"$mods"} ${vfio:+"$vfio"} ${fio:+"$fio"} "$TMPD/run.cpio.gz" >"$INITRD"
 	stage "initramfs: $(du -h "$INITRD" | cut -f1) ($(basename "$base")${mods:+ + $(basename "$mods")}${vfio:+ + $(basename "$vfio")}${fio:+ + $(basename "$fio")} + per-run part)"
+	unlock_named initramfs
 	# the prepare boot needs this initramfs; the lock keeps two runs from
 	# preparing the same images at once
+	lock_named nvdimm "preparing the NVDIMM images"
 	nvdimm_prepare "$name"
-	unlock_cache
+	unlock_named nvdimm
 }
 
 new_rundir() {
