@@ -96,6 +96,10 @@ struct tt {
 	pthread_mutex_t layout;		/* remap, mremap, mprotect: one at a time */
 	pthread_mutex_t lock;		/* note */
 	unsigned long chg, chg_active;	/* content-changing ops: begun+ended, running */
+	/* ops that may leave a range unmapped, read-only or past EOF: the same */
+	unsigned long lay, lay_active;
+	unsigned long trunc_pages;	/* granules that truncations cut off */
+	bool reg_expected;		/* the contract lets TYPE register written */
 	unsigned long cnt[TC_NR];
 	unsigned long late;		/* operations begun past the deadline */
 	char note[512];
@@ -109,13 +113,25 @@ void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len);
 /* torture.c: what the operations share */
 void tt_count(struct tt *t, enum tt_cnt c);
 bool rsvd_fell(long before, long after, long total);
+bool rsvd_explained(long fell, long cut);
 const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
 		       bool unchecked);
 void tt_note(struct tt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void tt_judge_reg(struct tt_thr *h, int ret, const char *what);
+/* what a registration may race with: taken before it is asked for */
+struct tt_snap {
+	unsigned long lay, lay_active;
+};
+struct tt_snap tt_snap_take(struct tt *t);
+/* the answer @ret of a registration or update that began at @s */
+void tt_judge_reg(struct tt_thr *h, int ret, const char *what,
+		  const struct tt_snap *s);
+/* a registration's answer, or -EFAULT under LONGPIN_TEST_FAULT=reg-efault */
+int tt_reg_fault(struct tt_thr *h, int ret);
 bool tt_more(const struct tt_thr *h);
 void tt_chg_begin(struct tt *t);
 void tt_chg_end(struct tt *t);
+void tt_lay_begin(struct tt *t);
+void tt_lay_end(struct tt *t);
 
 #endif

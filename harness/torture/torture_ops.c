@@ -97,6 +97,7 @@ static void unreg(struct tt_thr *h)
 
 static void reg_updates(struct tt_thr *h)
 {
+	struct tt_snap snap;
 	struct iovec iov;
 	size_t off, len;
 	__u64 tag = 0;
@@ -117,10 +118,14 @@ static void reg_updates(struct tt_thr *h)
 			len = h->t->len;
 		}
 		iov = (struct iovec){ .iov_base = h->t->base + off, .iov_len = len };
+		snap = tt_snap_take(h->t);
 		ret = io_uring_register_buffers_update_tag(&h->ring, 0, &iov,
 							   &tag, 1);
+		ret = ret == 1 ? 0 : ret < 0 ? ret : -EIO;
+		if (lp_test_fault("reg-efault"))
+			ret = -EFAULT;	/* the slot's old buffer stays: harmless */
 		tt_count(h->t, TC_UPD);
-		tt_judge_reg(h, ret == 1 ? 0 : ret < 0 ? ret : -EIO, "update");
+		tt_judge_reg(h, ret, "update", &snap);
 	}
 	unreg(h);
 }
@@ -129,6 +134,7 @@ static void reg_step(struct tt_thr *h)
 {
 	struct iovec iov = { .iov_base = h->t->base, .iov_len = h->t->len };
 	uint64_t r = tt_rand(h) & 1;
+	struct tt_snap snap;
 	int ret;
 
 	seq_add(h, r);
@@ -136,9 +142,10 @@ static void reg_step(struct tt_thr *h)
 		reg_updates(h);
 		return;
 	}
-	ret = io_uring_register_buffers(&h->ring, &iov, 1);
+	snap = tt_snap_take(h->t);
+	ret = tt_reg_fault(h, io_uring_register_buffers(&h->ring, &iov, 1));
 	tt_count(h->t, TC_REG);
-	tt_judge_reg(h, ret, "register");
+	tt_judge_reg(h, ret, "register", &snap);
 	if (!ret) {
 		h->registered = true;
 		unreg(h);
@@ -215,6 +222,7 @@ static void io_step(struct tt_thr *h)
 	struct tt *t = h->t;
 	bool multi = t->ops->flags & MEM_MULTI;
 	size_t roff, rlen, pages, off;
+	struct tt_snap snap;
 	struct iovec iov;
 	uint64_t pattern;
 	int i, ret;
@@ -223,9 +231,10 @@ static void io_step(struct tt_thr *h)
 	rlen = multi ? t->len : t->len / 4 / t->gran * t->gran;
 	roff = multi ? 0 : roff / t->gran * t->gran % (t->len - rlen + t->gran);
 	iov = (struct iovec){ .iov_base = t->base + roff, .iov_len = rlen };
-	ret = io_uring_register_buffers(&h->ring, &iov, 1);
+	snap = tt_snap_take(t);
+	ret = tt_reg_fault(h, io_uring_register_buffers(&h->ring, &iov, 1));
 	tt_count(t, TC_REG);
-	tt_judge_reg(h, ret, "register (I/O ring)");
+	tt_judge_reg(h, ret, "register (I/O ring)", &snap);
 	h->registered = !ret;
 	pages = (rlen - t->io_len) / 4096 + 1;
 	for (i = 0; i < TT_IO_ROUNDS && tt_more(h); i++) {
@@ -276,6 +285,7 @@ static void remap_step(struct tt_thr *h)
 	flags |= t->m.fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS :
 		 !strcmp(t->ops->map, "private") ? MAP_PRIVATE : MAP_SHARED;
 	pthread_mutex_lock(&t->layout);
+	tt_lay_begin(t);
 	tt_count(t, TC_REMAP);
 	if (munmap(t->base + off, len)) {
 		tt_count(t, TC_OP_ERR);
@@ -294,6 +304,7 @@ static void remap_step(struct tt_thr *h)
 	if (t->ops->flags & MEM_THP)
 		madvise(p, len, MADV_HUGEPAGE);
 out:
+	tt_lay_end(t);
 	pthread_mutex_unlock(&t->layout);
 }
 
@@ -304,6 +315,7 @@ static void mremap_step(struct tt_thr *h)
 
 	tt_range(h, t->spare_len / t->gran, &off, &len);
 	pthread_mutex_lock(&t->layout);
+	tt_lay_begin(t);
 	tt_count(t, TC_MREMAP);
 	if (mremap(t->base + off, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   t->spare) == MAP_FAILED) {
@@ -317,6 +329,7 @@ static void mremap_step(struct tt_thr *h)
 		tt_note(t, "mremap back to %zu: %s", off, strerror(errno));
 	}
 out:
+	tt_lay_end(t);
 	pthread_mutex_unlock(&t->layout);
 }
 
@@ -403,20 +416,27 @@ static void trunc_step(struct tt_thr *h)
 	if (punch) {
 		/* a large folio it cannot split is zeroed in place */
 		tt_chg_begin(t);
+		tt_lay_begin(t);	/* a hole a huge page may not refill */
 		tt_count(t, TC_PUNCH);
 		ret = fallocate(t->m.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				off, len);
+		tt_lay_end(t);
 		tt_chg_end(t);
 	} else {
 		/* and a large folio across the new EOF is zeroed past it */
 		tt_chg_begin(t);
+		tt_lay_begin(t);
 		tt_count(t, TC_TRUNCATE);
 		ret = ftruncate(t->m.fd, off);
+		if (!ret)
+			__atomic_add_fetch(&t->trunc_pages, (t->len - off) / t->gran,
+					   __ATOMIC_SEQ_CST);
 		sched_yield();
 		if (ftruncate(t->m.fd, t->len)) {
 			tt_count(t, TC_HARNESS_ERR);
 			tt_note(t, "truncate back to %zu: %s", t->len, strerror(errno));
 		}
+		tt_lay_end(t);
 		tt_chg_end(t);
 	}
 	if (ret)
@@ -496,6 +516,7 @@ static void mprotect_step(struct tt_thr *h)
 
 	tt_range(h, 64, &off, &len);
 	pthread_mutex_lock(&t->layout);
+	tt_lay_begin(t);
 	tt_count(t, TC_MPROTECT);
 	if (mprotect(t->base + off, len, PROT_READ)) {
 		tt_count(t, TC_OP_ERR);
@@ -508,6 +529,7 @@ static void mprotect_step(struct tt_thr *h)
 			strerror(errno));
 	}
 out:
+	tt_lay_end(t);
 	pthread_mutex_unlock(&t->layout);
 }
 

@@ -53,6 +53,17 @@ figures() {
 }
 
 case $case in
+reg-efault)
+	# a kernel that refuses every registration of a type the contract
+	# lets register: a race excuses no -EFAULT, and the run must show
+	# registrations that succeeded
+	LONGPIN_TEST_FAULT=reg-efault run_longpin torture --seconds 2 --mem anon --size 4M --csv "$csv"
+	[ "$rc" = 1 ] || fail "every registration refused: exit $rc, want 1"
+	[ "$(col verdict)" = fail ] || fail "verdict $(col verdict), want fail"
+	[ "$(col reg_ok)" = 0 ] || fail "reg_ok $(col reg_ok) under reg-efault"
+	col note | grep -q "no registration succeeded in [0-9]* (the contract lets anon register)" ||
+		fail "note does not say that no registration succeeded: $(col note)"
+	pass "every registration refused: fail, reg_bad $(col reg_bad), raced $(col reg_raced)" ;;
 anon|memfd|tmpfs-shared|file-private)
 	tt "$case" 4M 3
 	row_ok 5000

@@ -29,6 +29,21 @@ static const struct fell_case fells[] = {
 	{ "every page reserved", 0, 16, 16, false },
 };
 
+/* a fall the truncations can explain: at most one per huge page cut */
+struct explained_case {
+	const char *what;
+	long fell, cut;
+	bool want;
+};
+
+static const struct explained_case explained[] = {
+	{ "one page, one truncation of it", 1, 1, true },
+	{ "three pages of eight cut", 3, 8, true },
+	{ "no truncation cut a page", 1, 0, false },
+	{ "more than every page cut", 9, 8, false },
+	{ "no fall", 0, 8, false },
+};
+
 struct verdict_case {
 	const char *what;
 	bool bad, moved, known, unchecked;
@@ -98,6 +113,15 @@ int main(void)
 			return 1;
 		}
 	}
+	for (i = 0; i < ARRAY_SIZE(explained); i++) {
+		if (rsvd_explained(explained[i].fell, explained[i].cut) !=
+		    explained[i].want) {
+			printf("FAIL rsvd_explained: %s: %d, want %d\n",
+			       explained[i].what, !explained[i].want,
+			       explained[i].want);
+			return 1;
+		}
+	}
 	for (i = 0; i < ARRAY_SIZE(verdicts); i++) {
 		v = &verdicts[i];
 		got = tt_verdict(v->bad, v->moved, v->known, v->unchecked);
@@ -109,8 +133,8 @@ int main(void)
 	}
 	if (check_contracts())
 		return 1;
-	printf("ok: %zu Rsvd readings, %zu verdicts, %zu contracts\n",
-	       ARRAY_SIZE(fells),
+	printf("ok: %zu Rsvd readings, %zu falls, %zu verdicts, %zu contracts\n",
+	       ARRAY_SIZE(fells), ARRAY_SIZE(explained),
 	       ARRAY_SIZE(verdicts),
 	       ARRAY_SIZE(contracts));
 	return 0;
