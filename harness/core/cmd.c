@@ -147,15 +147,26 @@ static const enum opt_id io_opts[] = {
 };
 
 /*
- * The I/O writes a pattern over --target: a file that already holds data
- * is the user's, not longpin's, unless --target-overwrite says otherwise.
+ * The I/O writes a pattern over --target: a block device, or a file that
+ * already holds data, is the user's, not longpin's, unless
+ * --target-overwrite says otherwise; anything else (a character device,
+ * a directory) it cannot be.
  */
 static int target_check(const struct opts *o)
 {
 	struct stat st;
 
-	if (!o->target || o->target_overwrite || o->no_io ||
-	    stat(o->target, &st) || !S_ISREG(st.st_mode) || !st.st_size)
+	if (!o->target || o->no_io || stat(o->target, &st))
+		return LP_OK;
+	if (S_ISBLK(st.st_mode) && !o->target_overwrite)
+		return lp_err(LP_EUSAGE,
+			      "--target %s is a block device, whose data the I/O would overwrite: give a new or empty file, or --target-overwrite to write the device",
+			      o->target);
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return lp_err(LP_EUSAGE,
+			      "--target %s is %s: give a regular file or a block device",
+			      o->target, file_kind(st.st_mode));
+	if (!S_ISREG(st.st_mode) || o->target_overwrite || !st.st_size)
 		return LP_OK;
 	return lp_err(LP_EUSAGE,
 		      "--target %s holds %lld bytes that the I/O would overwrite: give a new or empty file, or --target-overwrite",

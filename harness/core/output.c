@@ -242,6 +242,15 @@ int csv_verify_text(int fd, const char *path, const char *hdr)
 	return LP_OK;
 }
 
+/* Is @st this process's standard output? */
+static bool is_stdout(const struct stat *st)
+{
+	struct stat out;
+
+	return !fstat(STDOUT_FILENO, &out) && out.st_dev == st->st_dev &&
+	       out.st_ino == st->st_ino;
+}
+
 /*
  * Fail before the run when the CSV cannot take our rows: an existing file
  * must be ours and writable, a new one's directory writable. Nothing is
@@ -257,11 +266,20 @@ int csv_check(const char *path, const char *hdr)
 
 	if (!path || !strcmp(path, "-"))
 		return LP_OK;
-	/* a pipe or a device (/dev/stdout) is written like --csv - */
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+	/*
+	 * a FIFO, or this process's standard output by another name
+	 * (/dev/stdout), is written like --csv -; nothing else but a
+	 * regular file: a device's bytes are not ours to write
+	 */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		if (!S_ISFIFO(st.st_mode) && !is_stdout(&st))
+			return lp_err(LP_EUSAGE,
+				      "--csv %s is %s: give a regular file, a FIFO or - (standard output)",
+				      path, file_kind(st.st_mode));
 		return access(path, W_OK) ?
 			lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			       path, strerror(errno)) : LP_OK;
+	}
 	f = fopen(path, "r");
 	if (f) {
 		ret = hdr ? csv_verify_text(fileno(f), path, hdr) :

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -126,6 +127,24 @@ const char *errno_name(int err)
 		return "EOPNOTSUPP";
 	s = strerrorname_np(err);
 	return s ? s : "E?";
+}
+
+/* What a file of mode @mode is, in words: "a block device", ... */
+const char *file_kind(mode_t mode)
+{
+	if (S_ISREG(mode))
+		return "a regular file";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a file";
 }
 
 /* "EFAULT" -> EFAULT; 0 if unknown. */

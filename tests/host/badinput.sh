@@ -48,7 +48,35 @@ io_uring_off() {
 	echo 2 >$f
 }
 
+# loopdev: a loop device over a temp file of 8 MiB of data (root, losetup),
+# detached at exit; its path in $loop, its data in $T/loop.img
+loopdev() {
+	is_root || skip "needs root for losetup"
+	command -v losetup >/dev/null || skip "no losetup (util-linux)"
+	head -c 8M /dev/urandom >"$T/loop.img"
+	loop=$(losetup --find --show "$T/loop.img" 2>"$T/losetup.err") ||
+		skip "losetup: $(head -n1 "$T/losetup.err")"
+	on_exit "losetup -d $loop"
+}
+# keep_dev DEV STATUS REGEX ARGS...: expect, and DEV's bytes unchanged
+keep_dev() {
+	local d=$1 sum; shift
+	sum=$(md5sum <"$d")
+	( expect "$@" ) || exit 1
+	[ "$(md5sum <"$d")" = "$sum" ] || fail "$d was written"
+	pass "$case: refused, $d unchanged"
+}
+
 case $case in
+target-blockdev)
+	loopdev
+	keep_dev "$loop" 2 "--target $loop is a block device, whose data the I/O would overwrite: give a new or empty file, or --target-overwrite to write the device" \
+		--mem anon --size 1M --target "$loop" --ios 16 --repeat 1 ;;
+csv-blockdev)
+	loopdev
+	keep_dev "$loop" 2 "--csv $loop is a block device: give a regular file, a FIFO or - \\(standard output\\)" \
+		--mem anon --size 64K --no-io --csv "$loop" ;;
+csv-chardev)	expect 2 "--csv /dev/full is a character device: give a regular file, a FIFO or -" --mem anon --size 64K --no-io --csv /dev/full ;;
 unknown-mem)	expect 2 "unknown memory type 'bogus': longpin types lists" --mem bogus ;;
 no-mem)		expect 2 "no memory type: give --mem" --size 4K ;;
 size-zero)	expect 2 "--size 0: give a size of at least one page" --mem anon --size 0 ;;
@@ -122,8 +150,7 @@ dir-target-full|dir-sigbus|dir-efault|target-full|csv-full-file)
 		[ "$(md5sum <"$f")" = "$sum" ] || fail "$f was changed: $(tail -c 200 "$f")"
 		pass "$case: a full disk leaves no cut-off row" ;;
 	esac ;;
-target-chardev)	expect 2 "--target /dev/full: not a regular file or a block device: give one" --mem anon --size 64K --target /dev/full ;;
-csv-full)	expect 2 "--csv /dev/full: write: No space left on device" --mem anon --size 64K --no-io --csv /dev/full ;;
+target-chardev)	expect 2 "--target /dev/full is a character device: give a regular file or a block device" --mem anon --size 64K --target /dev/full ;;
 size-hugetlb)	expect 2 "not a multiple of hugetlb's huge page size 2048K: use 2M" --mem hugetlb --size 4K ;;
 size-thp)	expect 2 "not a multiple of anon-thp's huge page size 2048K: use 4M" --mem anon-thp --size 3M ;;
 no-dir)		PREFIX=(env -u LONGPIN_FILE_DIR)
