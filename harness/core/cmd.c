@@ -139,6 +139,50 @@ static int readonly_check(struct opts *o)
 	return readonly_check_c(o);
 }
 
+/*
+ * A run that skips (exit 77) still leaves a row, for every prefault it
+ * was asked for and wrote none of: verdict "skip", the reason (the last
+ * error's line) its note, so that a skip is never invisible in a CSV.
+ * @op: the row's op; @lcase: the lifetime case (expected answers), or
+ * NULL. Returns @ret, or LP_EUSAGE when the CSV took no row.
+ */
+static int skip_rows(const struct opts *o, const struct mem_ops *ops,
+		     const struct contract *c, const char *op, int ret)
+{
+	char why[320], key[32];
+	const char *w;
+	bool defect;
+	int pf;
+
+	if (ret != LP_SKIP || !o->csv || !ops)
+		return ret;
+	snprintf(why, sizeof(why), "%s", lp_last_err());
+	if (csv_check(o->csv, NULL) != LP_OK)
+		return LP_EUSAGE;
+	if (!c)
+		c = o->expect ? contract_by_name(o->expect) : contract_select(&w);
+	pinner_key(key, sizeof(key), o);
+	for (pf = 0; pf < PF_NR; pf++) {
+		struct row r = { .kernel = kernel_release(),
+				 .contract = c ? contract_name(c) : "-",
+				 .mem = ops->name, .pf = pf, .size = o->size,
+				 .op = op, .pinner = o->pinner };
+
+		if (!(o->prefaults & 1u << pf) || rows_written_pf() & 1u << pf)
+			continue;
+		if (c && o->lcase)
+			r.have_expected = contract_lookup_case_pinner(c, key,
+				o->lcase, ops->name, pf, o->size, &r.expected,
+				&defect);
+		else if (c)
+			r.have_expected = contract_lookup_pinner(c, key,
+				ops->name, pf, o->size, &r.expected, &defect);
+		if (row_skip(&r, o, why) != LP_OK)
+			return LP_EUSAGE;
+	}
+	return ret;
+}
+
 /* ---- register ---- */
 
 static const enum opt_id io_opts[] = {
@@ -195,15 +239,15 @@ static int register_check(struct opts *o)
 static int run_register(struct opts *o)
 {
 	const struct pinner_ops *pops = pinner_find(o->pinner)->ops;
-	const struct mem_ops *ops;
-	const struct contract *c;
+	const struct mem_ops *ops = NULL;
+	const struct contract *c = NULL;
 	struct pinner p = { 0 };
 	int ret, worst = LP_OK, pf;
 	bool header = true;
 
 	ret = prepare(o, &ops, &c, pops->check, pops->io && !o->no_io, false);
 	if (ret != LP_OK)
-		return ret;
+		return skip_rows(o, ops, c, row_op(o), ret);
 	for (pf = 0; pf < PF_NR; pf++) {
 		if (!(o->prefaults & (1u << pf)))
 			continue;
@@ -213,7 +257,7 @@ static int run_register(struct opts *o)
 		pinner_close(&p);
 		header = false;
 		if (ret == LP_EUSAGE || ret == LP_SKIP)
-			return ret;
+			return skip_rows(o, ops, c, row_op(o), ret);
 		if (ret > worst)
 			worst = ret;
 	}
@@ -255,15 +299,19 @@ static int no_limits(const struct opts *o)
 static int run_lifetime(struct opts *o)
 {
 	const struct pinner_ops *pops = pinner_find(o->pinner)->ops;
-	const struct mem_ops *ops;
-	const struct contract *c;
+	const struct mem_ops *ops = NULL;
+	const struct contract *c = NULL;
+	char op[48];
 	int ret;
 
 	if (o->list)
 		return lifetime_list(o->lcase, o);
 	ret = prepare(o, &ops, &c, lifetime_own_limits(o) ? no_limits :
 		      pops->check, false, false);
-	return ret != LP_OK ? ret : lifetime_run(ops, o, c);
+	if (ret == LP_OK)
+		ret = lifetime_run(ops, o, c);
+	snprintf(op, sizeof(op), "lifetime-%s", o->lcase);
+	return skip_rows(o, ops, c, op, ret);
 }
 
 static const struct lp_cmd_opt lifetime_opts[] = {

@@ -14,7 +14,7 @@
 #include <sys/types.h>
 
 #define LONGPIN_VERSION		"0.1"
-#define LONGPIN_SCHEMA		3
+#define LONGPIN_SCHEMA		4
 
 /* Exit statuses, documented in docs/harness.md. */
 enum {
@@ -188,6 +188,8 @@ const char *mem_file_kind(const char *fs, int dax);
 int lp_err(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the message of the last lp_err(), without "longpin: " */
+const char *lp_last_err(void);
 /* LONGPIN_TEST_FAULT names @name: a fault only the tests inject (util.c) */
 bool lp_test_fault(const char *name);
 int parse_size(const char *s, size_t *out);
@@ -235,6 +237,9 @@ int kmsg_open(void);
 long kmsg_reports(int fd, char *first, size_t n);
 int smaps_range(const void *addr, size_t len, struct smaps_sum *s);
 long resident_pages(void *addr, size_t len);
+int resident_map(void *addr, size_t len, unsigned char *vec);
+int page_frames(const void *addr, size_t len, uint64_t *pfn);
+long devdax_pages(const void *addr, size_t len);
 /* the zero page's pfns that a buffer maps, as up to LP_ZERO_RANGES ranges */
 #define LP_ZERO_RANGES 4
 struct zero_pfns {
@@ -393,6 +398,9 @@ void torture_more(FILE *f, bool man);
 /* report.c: torture-report CSV...: the CSVs of a run as a markdown table */
 int torture_report(int nfiles, const char *const *files);
 
+/* the figures of struct row's pg[], in the CSV's order */
+enum { RP_MOVED, RP_DIRTY_UNPIN_KB, RP_OUT, RP_INTACT, RP_NR };
+
 /* output.c; NaN figures and negative counts are written as "-" */
 struct row {
 	/* a row of another tool (fio-jobs/fio2csv.sh): NULL for longpin's */
@@ -421,10 +429,25 @@ struct row {
 	long kc[LP_NR_KCOUNTERS];	/* deltas over the registration */
 	long resident[2];
 	long dirty_kb[2];
+	/*
+	 * What a reclaim row did to the buffer's pages (RP_*; unset: "-"):
+	 * pages whose frame changed at the pin, dirty kB just before the
+	 * unpin, pages that left memory at the page-out, pages that held
+	 * the device's bytes when read back.
+	 */
+	unsigned int pg_have;		/* 1 << RP_* of the figures known */
+	long pg[4];
 	struct io_result io;
 	struct cycles_result cyc;
+	/* why the case proves nothing here (its pages never left memory) */
+	const char *unexercised;
 	const char *note;
 };
+static inline void row_pg_set(struct row *r, int i, long v)
+{
+	r->pg[i] = v;
+	r->pg_have |= 1u << i;
+}
 int csv_append(const char *path, const struct row *r, unsigned int repeat);
 int csv_append_rows(const char *path, const struct row *r, size_t n,
 		    unsigned int repeat);
@@ -445,6 +468,14 @@ void table_print_lifetime(const struct row *r, bool header);
 enum row_defect { DEFECT_NONE, DEFECT_SHOWN, DEFECT_ABSENT };
 int row_judge(struct row *r, bool failed, enum row_defect d, const char *note);
 int row_write(const struct row *r, const struct opts *o, bool header, int ret);
+/*
+ * A row for a case that did not run (verdict "skip", @why its note): the
+ * caller sets its key (kernel, contract, mem, pf, size, op, pinner) and
+ * expected answer; written to the CSV only. Returns LP_OK or LP_EUSAGE.
+ */
+int row_skip(struct row *r, const struct opts *o, const char *why);
+/* the prefaults (1 << pf) this process wrote a row of, skips too */
+unsigned int rows_written_pf(void);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define KiB 1024UL

@@ -28,7 +28,8 @@ static const char csv_header[] =
 	"ratio_min,ratio_med,ratio_max,"
 	"clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,"
 	"cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,"
-	"probe_calls,probe_p999_us,probe_max_us,accel,note\n";
+	"probe_calls,probe_p999_us,probe_max_us,"
+	"moved_pages,dirty_unpin_kb,pages_out,pages_intact,accel,note\n";
 
 /* A text field: commas and line breaks would break the CSV. */
 static void put_text(FILE *f, const char *s)
@@ -55,6 +56,22 @@ static void put_expected(FILE *f, const struct row *r)
 		fputs(",0", f);
 	else
 		fprintf(f, ",-%s", errno_name(r->expected));
+}
+
+/*
+ * The answer and its errno: 0 or -errno as a number, a refusal that has
+ * no errno (gup_test's) as its word (-REFUSED, -PARTIAL), nothing ("-")
+ * on a skip row, where nothing was asked.
+ */
+static void put_result(FILE *f, const struct row *r)
+{
+	if (r->verdict && !strcmp(r->verdict, "skip"))
+		fputs(",-,-", f);
+	else if (-r->result == LP_REFUSED || -r->result == LP_PARTIAL)
+		fprintf(f, ",-%s,%s", errno_name(r->result),
+			errno_name(r->result));
+	else
+		fprintf(f, ",%d,%s", r->result, errno_name(r->result));
 }
 
 /* A figure, or "-" when not measured (NaN). */
@@ -137,7 +154,7 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 		prefault_name(r->pf), r->size, r->op ? r->op : "register",
 		r->pinner ? r->pinner : "io_uring", r->fs_type, r->dax);
 	put_long(f, r->thp_kb);
-	fprintf(f, ",%d,%s", r->result, errno_name(r->result));
+	put_result(f, r);
 	put_expected(f, r);
 	fprintf(f, ",%s", r->verdict);
 	put_num(f, "%.1f", r->reg_ns);
@@ -161,6 +178,8 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 		fputs(",-,-,-,-,-,-,-", f);
 	else
 		put_cycles(f, &r->cyc);
+	for (i = 0; i < RP_NR; i++)
+		put_long(f, r->pg_have & 1u << i ? r->pg[i] : -1);
 	fprintf(f, ",%s", r->accel ? r->accel : cpu_accel());
 	put_text(f, r->note);
 	fputc('\n', f);
@@ -597,8 +616,10 @@ void table_print_lifetime(const struct row *r, bool header)
  * set; matrix rows and --lifetime rows alike (docs/harness.md, "Exit status and verdicts"):
  * "fail": not the expected answer, or @failed (a check beside the answer
  * failed: a pin leak, the data check, a cycle, an unregistration);
- * "unchecked": no expected answer; "defect": the contract's known defect
- * showed (@d DEFECT_SHOWN, the expected answer); "fixed": it did not
+ * "unchecked": no expected answer; then, for the expected answer only:
+ * "unexercised": the case did not happen (r->unexercised says why: its
+ * pages never left memory), whatever the defect; "defect": the
+ * contract's known defect showed (@d DEFECT_SHOWN); "fixed": it did not
  * (@d DEFECT_ABSENT, every check held); else "pass". A warning names a
  * defect or a fixed one. Sets r->verdict and r->note (@note, which the
  * caller may still append to); returns LP_FAIL for "fail", else LP_OK.
@@ -606,9 +627,14 @@ void table_print_lifetime(const struct row *r, bool header)
 int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 {
 	r->verdict = failed ? "fail" : row_verdict(r);
-	if (!failed && d == DEFECT_SHOWN && !strcmp(r->verdict, "pass"))
+	/* the rest says how an answer that matched the contract's came out */
+	if (strcmp(r->verdict, "pass"))
+		d = DEFECT_NONE;
+	else if (r->unexercised)
+		r->verdict = "unexercised";
+	else if (d == DEFECT_SHOWN)
 		r->verdict = "defect";
-	if (!failed && d == DEFECT_ABSENT)
+	else if (d == DEFECT_ABSENT)
 		r->verdict = "fixed";
 	if (!strcmp(r->verdict, "defect"))
 		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
@@ -624,8 +650,33 @@ int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
  * Show a judged row in the table (unless --quiet) and append it to the
  * CSV (--csv); returns @ret, or LP_EUSAGE when the CSV refused the row.
  */
+/* the prefaults this process wrote a row of */
+static unsigned int pf_rows;
+
+unsigned int rows_written_pf(void)
+{
+	return pf_rows;
+}
+
+int row_skip(struct row *r, const struct opts *o, const char *why)
+{
+	r->verdict = "skip";
+	r->note = why;
+	r->reg_ns = r->unreg_ns = NAN;
+	r->fs_type = r->fs_type ? r->fs_type : "-";
+	r->dax = -1;
+	r->thp_kb = r->pin_acq = r->pin_rel = -1;
+	r->vmpin[0] = r->vmpin[1] = r->vmpin[2] = -1;
+	r->resident[0] = r->resident[1] = r->dirty_kb[0] = r->dirty_kb[1] = -1;
+	pf_rows |= 1u << r->pf;
+	if (o->csv && csv_append(o->csv, r, o->repeat) != LP_OK)
+		return LP_EUSAGE;
+	return LP_OK;
+}
+
 int row_write(const struct row *r, const struct opts *o, bool header, int ret)
 {
+	pf_rows |= 1u << r->pf;
 	if (!o->quiet && o->lcase)
 		table_print_lifetime(r, header);
 	else if (!o->quiet)

@@ -11,6 +11,10 @@
 
 #include "longpin.h"
 
+/* /proc/self/pagemap's entry: present, and the frame (root only) */
+#define PM_PRESENT	(1ULL << 63)
+#define PM_PFN_MASK	((1ULL << 55) - 1)
+
 /* Value of "KEY: N kB" in a /proc file, or -1. */
 static long proc_kv(const char *path, const char *key)
 {
@@ -135,6 +139,65 @@ long resident_pages(void *addr, size_t len)
 	return count;
 }
 
+/*
+ * mincore() of [addr, addr + len) into @vec (one byte a page, bit 0:
+ * resident); 0 or -errno.
+ */
+int resident_map(void *addr, size_t len, unsigned char *vec)
+{
+	return mincore(addr, len, vec) ? -errno : 0;
+}
+
+/*
+ * The page frame of each 4 KiB page of [addr, addr + len) into @pfn (0:
+ * not present); -1 when pagemap shows no frames (not root, or no
+ * CONFIG_PROC_PAGE_MONITOR), else 0.
+ */
+int page_frames(const void *addr, size_t len, uint64_t *pfn)
+{
+	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	size_t i, n = len / 4096;
+	uint64_t e;
+	bool shown = false;
+	int ret = 0;
+
+	if (pm < 0)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (pread(pm, &e, 8, ((uintptr_t)addr / 4096 + i) * 8) != 8) {
+			ret = -1;
+			break;
+		}
+		pfn[i] = e & PM_PRESENT ? e & PM_PFN_MASK : 0;
+		shown |= pfn[i] != 0;
+	}
+	close(pm);
+	/* present pages with no frame: pagemap hides them from non-root */
+	return ret ? ret : shown || !n ? 0 : -1;
+}
+
+/* Pages of [addr, addr + len) that a device-dax file maps (/proc/self/maps). */
+long devdax_pages(const void *addr, size_t len)
+{
+	unsigned long lo = (unsigned long)addr, hi = lo + len, a, b;
+	char line[512], path[256];
+	FILE *f = fopen("/proc/self/maps", "r");
+	long n = 0;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		path[0] = '\0';
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %255s", &a, &b, path) < 2)
+			continue;
+		if (a >= hi || b <= lo || strncmp(path, "/dev/dax", 8))
+			continue;
+		n += ((b < hi ? b : hi) - (a > lo ? a : lo)) / 4096;
+	}
+	fclose(f);
+	return n;
+}
+
 bool have_cap_ipc_lock(void)
 {
 	char line[256];
@@ -186,8 +249,6 @@ int kcounters_read(long out[LP_NR_KCOUNTERS])
 	return 0;
 }
 
-#define PM_PRESENT	(1ULL << 63)
-#define PM_PFN_MASK	((1ULL << 55) - 1)
 #define KPF_ZERO_PAGE	24
 
 /* Is @pfn the zero page or part of the huge zero page (/proc/kpageflags)? */

@@ -48,7 +48,7 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 			ret = p->ops->io(p, m, &r->io);
 		if (p->ops->io)
 			probe_take(&pr[2]);
-		p->ops->unpin(p, m, a);
+		a->unpin_result = p->ops->unpin(p, m, a);
 	}
 	/* an untouched buffer is pinned untouched each cycle */
 	if (o->cycles && pinner_cycles(p, m, o->cycles, o->mmap_probe,
@@ -89,6 +89,34 @@ static bool pins_balance(const struct pinner *p, const struct row *r,
 			r->pin_acq, r->pin_rel);
 }
 
+/*
+ * A leak the contract names (vfio-reserved-unpin: type1 never unpins a
+ * device-dax page) is that defect only when what leaked is exactly the
+ * buffer's device-dax pages, every other page's pin dropped: else it is
+ * a leak of its own, a failure. @d gets DEFECT_SHOWN or DEFECT_ABSENT
+ * (nothing leaked); returns true when the row fails.
+ */
+static bool leak_as_named(const struct row *r, const struct mem *m,
+			  const char *leak, enum row_defect *d, char *note,
+			  size_t n)
+{
+	long dev = devdax_pages(m->addr, m->len), leaked = r->pin_acq - r->pin_rel;
+
+	if (!leaked) {
+		*d = DEFECT_ABSENT;
+		add_note(note, n, "known defect %s: its pins balance", leak);
+		return false;
+	}
+	if (dev > 0 && leaked == dev) {
+		*d = DEFECT_SHOWN;
+		add_note(note, n, "known defect %s: the pins of the %ld device-dax pages leaked, the others' dropped",
+			 leak, dev);
+		return false;
+	}
+	return add_note(note, n, "pin leak of %ld pages, not the %ld device-dax pages that known defect %s leaks",
+			leaked, dev, leak);
+}
+
 /* Where the prober ran: a fact about the figures, not a failure. */
 static void probe_note(const struct cycles_result *c, char *note, size_t n)
 {
@@ -99,15 +127,17 @@ static void probe_note(const struct cycles_result *c, char *note, size_t n)
 			 c->probe_cpu[1], c->probe_cpu[0]);
 }
 
-/* The CSV's op of @p's pin: "register", "pin", "pin-ro"; the prober's */
-static const char *row_op(const struct pinner *p, const struct opts *o)
+/* The CSV's op of --pinner's pin: "register", "pin", "pin-ro"; the prober's */
+const char *row_op(const struct opts *o)
 {
+	const struct pinner_ops *ops = pinner_find(o->pinner)->ops;
+
 	/* timed beside a prober thread: not a plain registration */
 	if (o->mmap_probe)
 		return "register-mmap-probe";
-	if (p->ops->op)
-		return p->ops->op;
-	return p->write ? "pin" : "pin-ro";
+	if (ops->op)
+		return ops->op;
+	return o->readonly_pin ? "pin-ro" : "pin";
 }
 
 int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
@@ -116,11 +146,11 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	struct pin_answer a = { .pinned = -1, .pin_ns = NAN, .unpin_ns = NAN };
 	struct row r = { .kernel = kernel_release(), .contract = contract_name(c),
 			 .mem = ops->name, .pf = pf, .size = o->size,
-			 .op = row_op(p, o), .pinner = p->info->name };
+			 .op = row_op(o), .pinner = p->info->name };
 	char note[256] = "", key[32];
 	enum row_defect d = DEFECT_NONE;
 	const char *leak;
-	bool failed, leaked;
+	bool failed;
 	struct mem m;
 	int ret;
 
@@ -142,18 +172,18 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	if (ret != LP_OK)
 		goto out;
 	failed = row_checks(&r, note, sizeof(note));
-	leaked = pins_balance(p, &r, o, note, sizeof(note));
+	if (a.unpin_result)
+		failed = add_note(note, sizeof(note), "%s: the unpin answered %s",
+				  p->ops->pin_call, errno_name(a.unpin_result));
 	/* a leak the contract names is that defect, not a failure */
 	leak = contract_leak(c, key, r.mem, r.pf, r.size);
-	if (leak && !pins_counted(p, &r, o)) {
+	if (leak && !pins_counted(p, &r, o))
 		add_note(note, sizeof(note), "known defect %s: pins not counted here",
 			 leak);
-	} else if (leak) {
-		d = leaked ? DEFECT_SHOWN : DEFECT_ABSENT;
-		add_note(note, sizeof(note), "known defect %s: %s", leak,
-			 leaked ? "its pins leaked" : "its pins balance");
-	}
-	failed |= leaked && !leak;
+	else if (leak && !a.unpin_result)
+		failed |= leak_as_named(&r, &m, leak, &d, note, sizeof(note));
+	else
+		failed |= pins_balance(p, &r, o, note, sizeof(note));
 	if (a.note[0])
 		add_note(note, sizeof(note), "%s", a.note);
 	ret = row_judge(&r, failed, d, note);

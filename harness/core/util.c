@@ -17,16 +17,23 @@
 #include "longpin.h"
 
 /* Print "longpin: MESSAGE" on stderr, one line, and return @code. */
+/* the last error's line, for the skip row of a case that could not run */
+static char last_err[320];
+
 int lp_err(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("longpin: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "longpin: %s\n", last_err);
 	return code;
+}
+
+const char *lp_last_err(void)
+{
+	return last_err;
 }
 
 void lp_warn(const char *fmt, ...)

@@ -264,6 +264,8 @@ bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops)
  */
 static enum row_defect defect_of(struct lt *t, int result)
 {
+	if (!result && !t->failed && t->r.unexercised)
+		return DEFECT_NONE;
 	if (!result && !t->failed) {
 		lt_note(t, "the contract's known defect (-%s, data lost) did not show: the data survived; correct the contract if this kernel keeps it",
 			errno_name(t->r.expected));
@@ -301,7 +303,25 @@ int lt_emit(struct lt *t, const char *op, int result)
 			d, t->note);
 	ret = row_write(r, t->o, !t->header_done, ret);
 	t->header_done = true;
+	if (ret == LP_OK && !strcmp(r->verdict, "unexercised"))
+		return LT_UNEXERCISED;
 	return ret;
+}
+
+/* The row of a case that did not run at t->pf: verdict skip, @why. */
+static int lt_skip_row(struct lt *t, const char *why)
+{
+	char op[48], key[32];
+	struct row r = { .kernel = kernel_release(),
+			 .contract = contract_name(t->c), .mem = t->ops->name,
+			 .pf = t->pf, .size = t->o->size, .op = op,
+			 .pinner = pinner_find(t->o->pinner)->name };
+
+	snprintf(op, sizeof(op), "lifetime-%s", t->k->name);
+	r.have_expected = contract_lookup_case_pinner(t->c,
+		pinner_key(key, sizeof(key), t->o), t->k->name, t->ops->name,
+		t->pf, t->o->size, &r.expected, &t->defect);
+	return row_skip(&r, t->o, why);
 }
 
 void lt_row_reset(struct lt *t, const char *mem, size_t size)
@@ -669,7 +689,7 @@ int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 {
 	const struct lt_case *k = case_find(o->lcase);
 	struct lt t = { .o = o, .c = c, .ops = ops, .k = k, .tfd = -1 };
-	int worst = LP_OK, ret, ran = 0, skips = 0;
+	int worst = LP_OK, ret, ran = 0, skips = 0, unexercised = 0;
 	size_t len;
 	char why[sizeof(t.note)] = "", skipped[32] = "";
 
@@ -687,14 +707,24 @@ int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 		/*
 		 * A case that cannot run at this prefault (the contract
 		 * refuses TYPE there, say) may at another: fsdax-private
-		 * registers on 6.5+ once written. The skip is said, and the
-		 * run skips only when no prefault ran.
+		 * registers on 6.5+ once written. The skip is said, and its
+		 * row written; the run skips when no prefault ran, or none
+		 * that ran was exercised.
 		 */
 		if (ret == LT_SKIP) {
 			len = strlen(skipped);
 			snprintf(skipped + len, sizeof(skipped) - len, "%s%s",
 				 skips++ ? "," : "", prefault_name(t.pf));
 			snprintf(why, sizeof(why), "%s", t.note);
+			if (!k->own_mem && lt_skip_row(&t, t.note) != LP_OK) {
+				worst = LP_EUSAGE;
+				break;
+			}
+			continue;
+		}
+		if (ret == LT_UNEXERCISED) {
+			unexercised++;
+			snprintf(why, sizeof(why), "%s", t.r.unexercised);
 			continue;
 		}
 		ran++;
@@ -707,8 +737,11 @@ int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 	}
 	free(t.want);
 	free(t.got);
-	if (skips && !ran)
+	if ((skips || unexercised) && !ran)
 		return lp_err(LP_SKIP, "lifetime %s: %s", k->name, why);
+	if (unexercised && !o->quiet)
+		fprintf(stderr, "longpin: lifetime %s: %d prefault(s) unexercised: %s\n",
+			k->name, unexercised, why);
 	if (skips && !o->quiet)
 		fprintf(stderr, "longpin: lifetime %s: prefault %s skipped: %s\n",
 			k->name, skipped, why);

@@ -17,6 +17,7 @@
 
 #define LT_CHECK_MAX	(1 * MiB)	/* bytes of each data check */
 #define LT_SKIP		1000		/* a case's "cannot run here" */
+#define LT_UNEXERCISED	1001		/* it ran, and what it needs did not happen */
 #define LT_INFLIGHT	64		/* READ_FIXED in flight at unregistration */
 #define LT_CYCLES	10000		/* --lifetime cycles without --cycles */
 

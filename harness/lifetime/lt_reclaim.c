@@ -7,44 +7,147 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "lifetime.h"
 
-/* Bytes of the buffer that no longer hold the pattern READ_FIXED put there. */
-static size_t bytes_lost(struct lt *t)
+/*
+ * Bytes of the buffer that no longer hold the pattern the device wrote
+ * there; *intact: the pages that hold it whole.
+ */
+static size_t bytes_lost(struct lt *t, long *intact)
 {
 	const char *buf = t->m.addr;
-	size_t off, i, n, lost = 0;
+	size_t off, i, n, lost = 0, pg;
+	long pages = 0;
 
+	/* t->chk is a multiple of 4 KiB: a page never straddles two copies */
 	for (off = 0; off < t->m.len; off += n) {
-		n = t->m.len - off < t->chk ? t->m.len - off : t->chk;
-		if (!memcmp(buf + off, t->want, n))
+		n = t->m.len - off < 4096 ? t->m.len - off : 4096;
+		if (!memcmp(buf + off, t->want + off % t->chk, n)) {
+			pages++;
 			continue;
-		for (i = 0; i < n; i++)
-			lost += buf[off + i] != t->want[i];
+		}
+		for (i = 0, pg = 0; i < n; i++)
+			pg += buf[off + i] != t->want[(off + i) % t->chk];
+		lost += pg;
 	}
+	*intact = pages;
 	return lost;
 }
 
 /*
- * After every step held: @lost bytes of the buffer differ from what
- * @writer put there. Some: the data check failed, -EIO, and the row has
- * shown the one thing a "defect" contract row names (t->lost); none: 0.
+ * Before the unpin: the buffer holds what the device wrote, else the
+ * write landed elsewhere (or not at all) and the case fails on its own.
  */
-static int lt_data_lost(struct lt *t, size_t lost, const char *writer)
+static int written_check(struct lt *t, const char *writer)
 {
-	if (!lost) {
-		strcpy(t->check, "ok");
+	long intact;
+	size_t lost = bytes_lost(t, &intact);
+
+	if (!lost)
 		return 0;
-	}
-	lt_note(t, "data lost: %zu of %zu bytes differ from what %s wrote",
-		lost, t->m.len, writer);
 	strcpy(t->check, "mismatch");
-	t->lost = true;
-	return -EIO;
+	return lt_fail(t, "before the unpin %zu of %zu bytes of the buffer differ from what %s wrote: the write did not land in these pages",
+		       lost, t->m.len, writer);
+}
+
+/* What the pages were at the unpin: frames moved by the pin, dirty kB. */
+struct pages_seen {
+	uint64_t *pfn;		/* before the pin */
+	unsigned char *vec;	/* resident before the page-out */
+};
+
+static int seen_alloc(struct pages_seen *s, size_t len)
+{
+	s->pfn = calloc(len / 4096 + 1, sizeof(*s->pfn));
+	s->vec = calloc(len / 4096 + 1, 1);
+	return s->pfn && s->vec ? 0 : -ENOMEM;
+}
+
+static void seen_free(struct pages_seen *s)
+{
+	free(s->pfn);
+	free(s->vec);
+}
+
+/* After the pin: how many pages it moved (-: frames not shown here). */
+static void moved_count(struct lt *t, struct pages_seen *s, bool known)
+{
+	size_t i, n = t->m.len / 4096;
+	uint64_t *now = calloc(n + 1, sizeof(*now));
+	long moved = 0;
+
+	if (now && known && !page_frames(t->m.addr, t->m.len, now)) {
+		for (i = 0; i < n; i++)
+			moved += s->pfn[i] && now[i] && s->pfn[i] != now[i];
+		row_pg_set(&t->r, RP_MOVED, moved);
+	}
+	free(now);
+}
+
+/* Just before the unpin: the buffer's dirty kB (PTEs and page flags). */
+static void dirty_at_unpin(struct lt *t)
+{
+	struct smaps_sum sm;
+
+	if (!smaps_range(t->m.addr, t->m.len, &sm))
+		row_pg_set(&t->r, RP_DIRTY_UNPIN_KB, sm.dirty_kb);
+}
+
+/*
+ * After the page-out and the read-back: what left memory and what came
+ * back. Some bytes lost where pages left: the data check fails, -EIO,
+ * and the row has shown the one thing a "defect" contract row names
+ * (t->lost); bytes changed where none left: a failure of its own. No
+ * page left: the case did not happen ("unexercised"), nor did it on a
+ * "defect" row whose every page was dirty before the unpin (moved by the
+ * pin, say): the loss needs pages reclaim takes for clean.
+ */
+static int reclaim_judge(struct lt *t, struct pages_seen *s,
+			 const char *writer)
+{
+	size_t i, n = t->m.len / 4096, lost;
+	unsigned char *after = calloc(n + 1, 1);
+	long out = 0, intact, kb = (long)(t->m.len / 1024);
+
+	if (!after || resident_map(t->m.addr, t->m.len, after)) {
+		free(after);
+		return lt_fail(t, "mincore: %s: cannot tell what left memory",
+			       errno_name(errno));
+	}
+	for (i = 0; i < n; i++)
+		out += (s->vec[i] & 1) && !(after[i] & 1);
+	free(after);
+	row_pg_set(&t->r, RP_OUT, out);
+	lost = bytes_lost(t, &intact);
+	row_pg_set(&t->r, RP_INTACT, intact);
+	if (lost && !out) {
+		strcpy(t->check, "mismatch");
+		return lt_fail(t, "%zu of %zu bytes differ from what %s wrote, though no page left memory",
+			       lost, t->m.len, writer);
+	}
+	if (lost) {
+		lt_note(t, "data lost: %zu of %zu bytes differ from what %s wrote (%ld of %zu pages left memory)",
+			lost, t->m.len, writer, out, n);
+		strcpy(t->check, "mismatch");
+		t->lost = true;
+		return -EIO;
+	}
+	strcpy(t->check, "ok");
+	if (!out)
+		t->r.unexercised = "no page of the buffer left memory at the page-out (no swap, or reclaim kept them): the case proves nothing here";
+	else if (t->defect && (t->r.pg_have & 1u << RP_DIRTY_UNPIN_KB) &&
+		 t->r.pg[RP_DIRTY_UNPIN_KB] >= kb)
+		t->r.unexercised = "every page was dirty before the unpin (the pin moved or wrote them): the loss the contract names needs pages reclaim takes for clean";
+	if (t->r.unexercised)
+		lt_note(t, "unexercised: %s", t->r.unexercised);
+	else
+		lt_note(t, "%ld of %zu pages left memory and came back whole", out, n);
+	return 0;
 }
 
 /*
@@ -63,16 +166,24 @@ static const char *reclaim_why_not(const struct mem_ops *ops)
 
 /*
  * Ask reclaim for the buffer's pages; LT_SKIP when it refuses (nothing
- * was paged out, so the case would test nothing). After the page-out,
- * drop the clean page cache of file types (root only).
+ * was paged out, so the case would test nothing). A file's dirty pages
+ * are written back first (reclaim does not write a file's pages from
+ * MADV_PAGEOUT), then its clean page cache dropped (root only). @s:
+ * what was resident just before.
  */
-static int lt_page_out(struct lt *t, const char *when)
+static int lt_page_out(struct lt *t, const char *when, struct pages_seen *s)
 {
 	const char *why = reclaim_why_not(t->ops);
 	int fd;
 
 	if (why) {
 		lt_note(t, "%s", why);
+		return LT_SKIP;
+	}
+	if ((t->ops->flags & MEM_FILE) && t->m.fd >= 0 && fsync(t->m.fd))
+		lt_note(t, "fsync %s: %s", when, errno_name(errno));
+	if (s && resident_map(t->m.addr, t->m.len, s->vec)) {
+		lt_note(t, "mincore %s: %s", when, errno_name(errno));
 		return LT_SKIP;
 	}
 	if (madvise(t->m.addr, t->m.len, MADV_PAGEOUT)) {
@@ -104,7 +215,47 @@ static int dev_write(struct lt *t)
 		lt_note(t, "%s", note);
 		return LT_SKIP;
 	}
-	return ret ? lt_fail(t, "%s", note) : 0;
+	if (ret)
+		return lt_fail(t, "%s", note);
+	/*
+	 * LONGPIN_TEST_FAULT=wrong-page: the device writes the pattern once
+	 * more, a page off, as a write that landed in the wrong pages would
+	 * leave the buffer (through the pin: the pages stay clean)
+	 */
+	if (lp_test_fault("wrong-page")) {
+		struct mem off = t->m;
+
+		off.addr = (char *)t->m.addr + 4096;
+		off.len = t->m.len - 4096;
+		if (t->p.ops->dev_write(&t->p, &off, t->want, t->chk, t->tfd,
+					note, sizeof(note)))
+			return lt_fail(t, "%s", note);
+	}
+	return 0;
+}
+
+/*
+ * The pin, the device's write over the whole buffer and its check, the
+ * unpin: what both cases share. @s gets the frames before the pin; the
+ * dirty kB before the unpin and the pages the pin moved go to the row.
+ */
+static int write_through_pin(struct lt *t, struct pages_seen *s, bool pinned)
+{
+	bool frames = !page_frames(t->m.addr, t->m.len, s->pfn);
+	int ret = lt_reg(t);
+
+	if (ret)
+		return ret;
+	moved_count(t, s, frames);
+	ret = dev_write(t);
+	if (!ret)
+		ret = written_check(t, t->p.ops->dev_writer);
+	if (ret)
+		return ret;
+	dirty_at_unpin(t);
+	if (pinned && lt_page_out(t, "while registered", NULL))
+		return LT_SKIP;
+	return lt_unreg(t);
 }
 
 /*
@@ -120,24 +271,20 @@ static int dev_write(struct lt *t)
 static int lt_reclaim(struct lt *t)
 {
 	bool pinned = t->k->arg;
-	int ret;
+	struct pages_seen s;
+	int ret = seen_alloc(&s, t->m.len);
 
-	ret = lt_reg(t);
 	if (!ret)
-		ret = dev_write(t);
-	if (ret)
-		return ret;
-	if (pinned && lt_page_out(t, "while registered"))
-		return LT_SKIP;
-	ret = lt_unreg(t);
-	if (ret)
-		return ret;
-	if (pinned)	/* the backend's read prefault: it knows its holes */
+		ret = write_through_pin(t, &s, pinned);
+	if (!ret && pinned)	/* the backend's read prefault: it knows its holes */
 		(t->ops->populate ? t->ops->populate : mem_populate)(&t->m,
 								      PF_READ);
-	if (lt_page_out(t, "after unregistering"))
-		return LT_SKIP;
-	return lt_data_lost(t, bytes_lost(t), t->p.ops->dev_writer);
+	if (!ret && lt_page_out(t, "after unregistering", &s))
+		ret = LT_SKIP;
+	if (!ret)
+		ret = reclaim_judge(t, &s, t->p.ops->dev_writer);
+	seen_free(&s);
+	return ret;
 }
 
 /*
@@ -151,6 +298,7 @@ static int lt_reclaim(struct lt *t)
  */
 static int lt_lazyfree(struct lt *t)
 {
+	struct pages_seen s;
 	int ret;
 
 	pattern_fill(t->m.addr, t->m.len, now_ns() ^ 0x1a2ef4eeULL);
@@ -159,16 +307,15 @@ static int lt_lazyfree(struct lt *t)
 			errno_name(errno));
 		return LT_SKIP;
 	}
-	ret = lt_reg(t);
+	ret = seen_alloc(&s, t->m.len);
 	if (!ret)
-		ret = dev_write(t);
+		ret = write_through_pin(t, &s, false);
+	if (!ret && lt_page_out(t, "after unregistering", &s))
+		ret = LT_SKIP;
 	if (!ret)
-		ret = lt_unreg(t);
-	if (ret)
-		return ret;
-	if (lt_page_out(t, "after unregistering"))
-		return LT_SKIP;
-	return lt_data_lost(t, bytes_lost(t), t->p.ops->dev_writer);
+		ret = reclaim_judge(t, &s, t->p.ops->dev_writer);
+	seen_free(&s);
+	return ret;
 }
 
 const struct lt_case lt_case_reclaim = {

@@ -359,12 +359,18 @@ static int vfio_unpin(struct pinner *p, struct mem *m, struct pin_answer *a)
 			 strerror(-ret));
 		return ret;
 	}
+	if (um.size != m->len) {
+		/* what stays mapped stays pinned: close() unmaps the rest */
+		snprintf(a->note, sizeof(a->note),
+			 "VFIO_IOMMU_UNMAP_DMA unmapped %llu of %zu bytes",
+			 (unsigned long long)um.size, m->len);
+		return -EIO;
+	}
 	v->mapped = false;
 	a->held = false;
-	snprintf(a->note, sizeof(a->note), "VmLck %ld -> %ld -> %ld kB at IOVA %#llx%s",
+	snprintf(a->note, sizeof(a->note), "VmLck %ld -> %ld -> %ld kB at IOVA %#llx",
 		 v->vmlck[0], v->vmlck[1], vmlck_kb(),
-		 (unsigned long long)v->iova,
-		 um.size == m->len ? "" : " (unmapped less than mapped)");
+		 (unsigned long long)v->iova);
 	return 0;
 }
 

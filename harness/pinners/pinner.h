@@ -20,6 +20,7 @@ struct pin_answer {
 	double pin_ns;		/* per 4 KiB page; NaN: not measured */
 	double unpin_ns;
 	bool held;		/* pin() left the pin held until unpin() */
+	int unpin_result;	/* what unpin() answered: 0 or -errno */
 	char note[96];		/* a fact about the figures, or "" */
 };
 
@@ -103,6 +104,8 @@ struct io_uring *io_uring_ring(struct pinner *p);
 /* RLIMIT_MEMLOCK against @copies buffers of --size and a ring */
 int io_uring_memlock_check(const struct opts *o, size_t copies);
 
+/* row.c: the CSV's op of --pinner's pin ("register", "pin", "pin-ro") */
+const char *row_op(const struct opts *o);
 /* row.c: one row per prefault of --mem pinned by @p, judged and written */
 int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	    const struct contract *c, enum prefault pf, bool header);

@@ -28,13 +28,16 @@ expect_keep() {
 
 case=$1
 # pinner_skip PINNER REGEX: --pinner PINNER cannot pin here: exit 77 with
-# one line "--pinner PINNER: REGEX" that names the fix, and no CSV
+# one line "--pinner PINNER: REGEX" that names the fix, and a CSV of one
+# skip row, its note that line
 pinner_skip() {
 	run_longpin --pinner "$1" --mem anon --size 1M --csv "$T/p.csv"
 	[ "$rc" = 77 ] || fail "exit status $rc, expected 77"
 	grep -Eq "^longpin: --pinner $1: $2\$" "$T/out" ||
 		fail "no message naming the cause and the fix"
-	[ ! -e "$T/p.csv" ] || fail "a CSV was left behind"
+	[ "$(csv_cols "$T/p.csv" verdict pinner)" = "skip $1" ] || fail "the CSV holds $(csv_cols "$T/p.csv" verdict pinner | tr '\n' ' '), want one skip row"
+	[ "longpin: $(csv_get "$T/p.csv" 1 note)" = "$(grep "^longpin: --pinner" "$T/out" | tr , ';')" ] || fail "the skip row's note is not the message"
+	rm -f "$T/p.csv"
 	no_leftovers "$T"
 	pass "$case: exit 77, $(grep '^longpin: --pinner' "$T/out")"
 }
@@ -112,7 +115,7 @@ dir-full)
 		--mem tmpfs-shared --dir "$T/small" --size 4M ;;
 dir-target-full|dir-sigbus|dir-efault|target-full|csv-full-file)
 	# a file system that is (or becomes) full: exit 77 naming the cause
-	# and no verdict row, or for the CSV an error and the file unchanged
+	# and a skip row, or for the CSV an error and the file unchanged
 	is_root || skip "needs root to mount a small tmpfs"
 	mkdir "$T/small"
 	mount -t tmpfs -o size=6m tmpfs "$T/small" || skip "cannot mount tmpfs here"
@@ -128,8 +131,10 @@ dir-target-full|dir-sigbus|dir-efault|target-full|csv-full-file)
 		# another writer takes the space after the check (it was exit 135)
 		( expect 77 "tmpfs-shared: $full" --mem tmpfs-shared --dir "$T/small" --size 4M \
 			--prefault write --no-io --inject fill --csv "$T/r.csv" ) || exit 1
-		[ ! -e "$T/r.csv" ] || fail "a CSV row for a run that could not run"
-		pass "$case: SIGBUS while prefaulting is exit 77 with the reason, no row" ;;
+		[ "$(csv_cols "$T/r.csv" verdict prefault)" = "skip write" ] ||
+			fail "rows $(csv_cols "$T/r.csv" verdict prefault | tr '\n' ' '), want one skip row"
+		csv_get "$T/r.csv" 1 note | grep -q "SIGBUS at page 0 of 1024" || fail "the skip row does not say why"
+		pass "$case: SIGBUS while prefaulting is exit 77 with the reason, a skip row" ;;
 	dir-efault)
 		# nothing prefaulted: GUP's fault fails, -EFAULT is the file
 		# system's answer, not the kernel's verdict (it was a fail row)
@@ -184,7 +189,7 @@ csv-unwritable)	expect 2 "--csv $T/no/such.csv: No such file or directory: give 
 csv-other-header)
 	# a CSV of another tool or schema: refused, left as it was
 	printf 'a,b,c\n1,2,3\n' >"$T/other.csv"
-	expect_keep "$T/other.csv" 2 "--csv $T/other.csv:1: not a longpin CSV of schema 3 \\(another header\\): give a new --csv file" \
+	expect_keep "$T/other.csv" 2 "--csv $T/other.csv:1: not a longpin CSV of schema 4 \\(another header\\): give a new --csv file" \
 		--mem anon --size 4M --no-io --csv "$T/other.csv" ;;
 csv-no-newline)
 	# a row cut short (no trailing newline): never glue a row onto it
@@ -193,14 +198,20 @@ csv-no-newline)
 	expect_keep "$T/cut.csv" 2 "--csv $T/cut.csv:3: the last line has no newline \\(a cut-off row\\?\\): remove or finish it, or give a new --csv file" \
 		--mem anon --size 4M --no-io --csv "$T/cut.csv" ;;
 csv-no-empty)
-	# an early exit (2, 77) creates no CSV
+	# a usage error (2) creates no CSV; a skip (77) leaves its skip rows,
+	# one per prefault, the reason their note, and nothing else
 	run_longpin --mem anon --size 4M --bs 8M --csv "$T/new.csv"
 	[ "$rc" = 2 ] || fail "exit status $rc, expected 2"
 	[ ! -e "$T/new.csv" ] || fail "exit 2 left $T/new.csv behind"
-	run_longpin --mem hugetlb --size 64G --no-io --csv "$T/new2.csv"
-	[ "$rc" = 77 ] || [ "$rc" = 2 ] || fail "exit status $rc, expected 77 or 2"
-	[ ! -e "$T/new2.csv" ] || fail "exit $rc left $T/new2.csv behind"
-	pass "exit 2 and $rc create no CSV" ;;
+	PREFIX=(env LONGPIN_RDMA_DEV=longpin-none)
+	run_longpin --pinner rdma --mem anon --size 4M --prefault all --csv "$T/new2.csv"
+	[ "$rc" = 77 ] || fail "--pinner rdma without that device: exit $rc, expected 77"
+	[ "$(csv_cols "$T/new2.csv" verdict | sort -u)" = skip ] || fail "rows other than skip rows: $(csv_cols "$T/new2.csv" verdict | tr '\n' ' ')"
+	[ "$(csv_cols "$T/new2.csv" verdict | grep -c .)" = 3 ] || fail "want a skip row per prefault"
+	why=$(csv_get "$T/new2.csv" 1 note)
+	# (the CSV writes a comma of a note as ';')
+	tr , ';' <"$T/out" | grep -qF -- "$why" || fail "the skip rows' note '$why' is not the message printed"
+	pass "exit 2 creates no CSV; exit 77 leaves 3 skip rows: $why" ;;
 memlock)
 	is_root || skip "needs root to run as another user with a small RLIMIT_MEMLOCK"
 	command -v setpriv >/dev/null || skip "setpriv (util-linux) missing"

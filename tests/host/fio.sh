@@ -32,13 +32,13 @@ header)
 	conv "$D" "$T/o.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	[ "$(head -n 1 "$T/o.csv")" = "$h" ] || fail "header differs from longpin's: $(head -n 1 "$T/o.csv")"
-	pass "the header is longpin's schema 3 header" ;;
+	pass "the header is longpin's schema 4 header" ;;
 convert)
 	conv "$D" "$T/o.csv"
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	[ "$(wc -l <"$T/o.csv")" = 27 ] || fail "$(wc -l <"$T/o.csv") lines, want header + 26"
 	n=$(awk -F, '{ print NF }' "$T/o.csv" | sort -u)
-	[ "$n" = 65 ] || fail "field counts: $n"
+	[ "$n" = 69 ] || fail "field counts: $n"
 	! csv_cols "$T/o.csv" verdict | grep -qvx pass || fail "a verdict is not pass on stock"
 	p=mmapshared-daxext4-nullb
 	want "$T/o.csv" $p source fio
@@ -155,7 +155,7 @@ bad-csv)
 	echo "a,b,c" >"$T/bad.csv"
 	conv "$D" "$T/bad.csv"
 	[ "$rc" = 2 ] || fail "exit status $rc"
-	grep -qF "fio2csv.sh: $T/bad.csv:1: not a longpin schema 3 CSV header: give a new OUT.csv" "$T/err" || fail "message"
+	grep -qF "fio2csv.sh: $T/bad.csv:1: not a longpin schema 4 CSV header: give a new OUT.csv" "$T/err" || fail "message"
 	[ "$(cat "$T/bad.csv")" = "a,b,c" ] || fail "the CSV was changed"
 	pass "appending to a non-longpin CSV is refused" ;;
 memtype)

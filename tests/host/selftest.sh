@@ -35,7 +35,7 @@ csv)
 		v=$(csv_get "$T/out.csv" 1 $col)
 		case $v in ""|NO-COLUMN-*) fail "column $col missing or empty";; esac
 	done
-	[ "$(csv_get "$T/out.csv" 1 schema)" = 3 ] || fail "schema is not 3"
+	[ "$(csv_get "$T/out.csv" 1 schema)" = 4 ] || fail "schema is not 4"
 	[ "$(csv_get "$T/out.csv" 1 verdict)" = pass ] || fail "verdict not pass"
 	[ "$(csv_get "$T/out.csv" 1 vmpin_leak_kb)" = 0 ] || fail "leak"
 	[ "$(csv_get "$T/out.csv" 1 kernel)" = "$(uname -r)" ] || fail "kernel column"
@@ -219,7 +219,7 @@ csv-stdout)
 	"$LONGPIN" --lifetime munmap --mem anon --size 4M --prefault write,none --csv - 2>/dev/null | cat >"$T/l.csv"
 	for f in o p l; do
 		[ "$(grep -c '^schema,' "$T/$f.csv")" = 1 ] || fail "$f.csv: not exactly one header"
-		[ "$(grep -vc '^schema,\|^3,harness,' "$T/$f.csv")" = 0 ] || fail "$f.csv: lines that are not CSV: $(grep -v '^schema,\|^3,harness,' "$T/$f.csv" | head -2)"
+		[ "$(grep -vc '^schema,\|^4,harness,' "$T/$f.csv")" = 0 ] || fail "$f.csv: lines that are not CSV: $(grep -v '^schema,\|^4,harness,' "$T/$f.csv" | head -2)"
 	done
 	[ "$(wc -l <"$T/o.csv") $(wc -l <"$T/p.csv") $(wc -l <"$T/l.csv")" = "4 4 3" ] || fail "rows: $(wc -l <"$T/o.csv") $(wc -l <"$T/p.csv") $(wc -l <"$T/l.csv"), want 4 4 3"
 	grep -q '^memtype ' "$T/e" || fail "no table on stderr"
@@ -350,7 +350,7 @@ accel)
 	run_longpin --mem anon --size 64K --no-io --csv "$T/r.csv"
 	ran_ok "longpin --mem anon"
 	[ "$(csv_get "$T/r.csv" 1 accel)" = "$a" ] || fail "CSV accel '$(csv_get "$T/r.csv" 1 accel)', --print-accel '$a'"
-	[ "$(csv_get "$T/r.csv" 1 schema)" = 3 ] || fail "schema is not 3"
+	[ "$(csv_get "$T/r.csv" 1 schema)" = 4 ] || fail "schema is not 4"
 	pass "accel $a in the CSV, as CPUID says" ;;
 *)	fail "unknown case $case" ;;
 esac
