@@ -3,7 +3,7 @@
 # patch of every series of kernel-patches/ (each DIR with a `series` file;
 # default: all), with the checkpatch of the series' base: a directory
 # named 6.1 or 6.1-* is against linux-source-6.1, 6.12 or 6.12-* against
-# linux-source-6.12. checkpatch.pl and its data files are taken from
+# linux-source-6.12, mainline with 6.12's. checkpatch.pl and its data files are taken from
 # /usr/src/linux-source-BASE.tar.xz (LONGPIN_SRC=DIR: from DIR) once, into
 # <cache>/checkpatch/, and run from there: outside any git tree, so the
 # commit ids a changelog cites are not looked up and each gives an
@@ -46,6 +46,8 @@ for d in "${dirs[@]}"; do
 	d=${d##*/}
 	[ -f "$here/$d/series" ] || { echo "checkpatch: no $here/$d/series" >&2; exit 2; }
 	base=${d%%-*}
+	# no mainline tarball here: the newest checkpatch there is, 6.12's
+	[ "$base" = mainline ] && base=6.12
 	cp=$(checkpatch_of "$base") || exit $?
 	while read -r p; do
 		case $p in '' | '#'*) continue ;; esac
