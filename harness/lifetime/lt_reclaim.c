@@ -164,6 +164,23 @@ static const char *reclaim_why_not(const struct mem_ops *ops)
 	return NULL;
 }
 
+/* Is a page that was resident before the page-out (@s) resident still? */
+static bool still_resident(struct lt *t, const struct pages_seen *s)
+{
+	size_t i, n = t->m.len / 4096;
+	unsigned char *now = calloc(n + 1, 1);
+	bool some = false;
+
+	if (!now || resident_map(t->m.addr, t->m.len, now)) {
+		free(now);
+		return false;
+	}
+	for (i = 0; i < n && !some; i++)
+		some = (s->vec[i] & 1) && (now[i] & 1);
+	free(now);
+	return some;
+}
+
 /*
  * Ask reclaim for the buffer's pages; LT_SKIP when it refuses (nothing
  * was paged out, so the case would test nothing). A file's dirty pages
@@ -174,7 +191,7 @@ static const char *reclaim_why_not(const struct mem_ops *ops)
 static int lt_page_out(struct lt *t, const char *when, struct pages_seen *s)
 {
 	const char *why = reclaim_why_not(t->ops);
-	int fd;
+	int fd, i;
 
 	if (why) {
 		lt_note(t, "%s", why);
@@ -191,6 +208,13 @@ static int lt_page_out(struct lt *t, const char *when, struct pages_seen *s)
 			errno_name(errno));
 		return LT_SKIP;
 	}
+	/*
+	 * Reclaim takes a lazily freed folio that was written again back as
+	 * swap-backed, and keeps it for this pass: page out again (twice at
+	 * most) while pages that were resident still are
+	 */
+	for (i = 0; s && i < 2 && still_resident(t, s); i++)
+		madvise(t->m.addr, t->m.len, MADV_PAGEOUT);
 	if (!(t->ops->flags & MEM_FILE) || geteuid())
 		return 0;
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
