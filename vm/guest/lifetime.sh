@@ -18,19 +18,21 @@ export TMPDIR=${LONGPIN_EXT4:-/tmp}
 lt() {
 	c=$1 m=$2
 	shift 2
+	unplaced "$m" "$c $m" && return
 	rc=0
 	"$LONGPIN" lifetime "$c" --quiet --mem "$m" --csv "$out" "$@" \
 		>/tmp/lt.out 2>&1 || rc=$?
 	result "$c $m" $rc /tmp/lt.out
 }
 
-# Every case on every memory type: longpin itself skips (77, with the
-# reason) a type the case does not apply to or the kernel refuses.
+# Every case on the memory types it applies to (longpin lifetime CASE
+# --list): longpin itself skips (77, with the reason, and a skip row) a
+# type the kernel refuses or this guest cannot set up.
 types=$("$LONGPIN" types --list)
 if [ $# -gt 1 ]; then
 	shift
 	for c in "$@"; do
-		for m in $types; do
+		for m in $("$LONGPIN" lifetime "$c" --list); do
 			lt $c $m --size 4M --prefault all
 		done
 	done
@@ -53,6 +55,7 @@ cycles_all() {
 	set -- $(pins)
 	a0=$1 r0=$2 t0=$(date +%s) k=0
 	for m in $types; do
+		unplaced "$m" "cycles $m" && continue
 		sz=64K
 		case $m in *huge*|*thp*|devdax) sz=2M ;; *devdax) sz=4M ;; esac
 		"$LONGPIN" lifetime cycles --concurrent --cycles "$cyc" --mem "$m" \
@@ -108,8 +111,8 @@ memlock_all() {
 	done
 }
 
-# Every case longpin has, on every memory type: longpin itself skips (77,
-# with the reason) a type the case does not apply to or the kernel
+# Every case longpin has, on the memory types it applies to: longpin
+# itself skips (77, with the reason, and a skip row) a type the kernel
 # refuses. cycles, memlock and limits run as they must.
 for c in $("$LONGPIN" lifetime --list); do
 	case $c in
@@ -117,8 +120,8 @@ for c in $("$LONGPIN" lifetime --list); do
 	memlock) memlock_all ;;
 	limits) lt limits anon --prefault none ;;
 	unreg-inflight | close-ring)
-		for m in $types; do lt $c $m --size 4M; done ;;
-	*)	for m in $types; do lt $c $m --size 4M --prefault all; done ;;
+		for m in $("$LONGPIN" lifetime "$c" --list); do lt $c $m --size 4M; done ;;
+	*)	for m in $("$LONGPIN" lifetime "$c" --list); do lt $c $m --size 4M --prefault all; done ;;
 	esac
 done
 # --pinner rdma's cases where there is an RDMA device
