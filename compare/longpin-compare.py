@@ -33,7 +33,7 @@ if "LP_PINNERS" in PINNERS[0]:
                          "harness/pinners/pinners.def").read_text())
 
 # The CSV schemas (docs/harness.md): 3 is 2 with pinner, 2 is 1 with accel,
-# 4 is 3 with four columns before accel.
+# 4 is 3 with seven columns before accel.
 S3 = ("schema source timestamp kernel contract memtype prefault size op pinner fs_type dax thp_kb "
       "result errno expected verdict reg_ns_per_page unreg_ns_per_page vmpin_before_kb vmpin_reg_kb "
       "vmpin_after_kb vmpin_leak_kb foll_pin_acquired foll_pin_released gup_fast_pages gup_slow_pages "
@@ -44,7 +44,8 @@ S3 = ("schema source timestamp kernel contract memtype prefault size op pinner f
       "cycle_reg_ns_med cycle_reg_ns_max probe_calls probe_p999_us probe_max_us accel note").split()
 _A = S3.index("accel")
 SCHEMAS = {"1": [c for c in S3 if c not in ("pinner", "accel")], "2": [c for c in S3 if c != "pinner"],
-           "3": S3, "4": S3[:_A] + ["moved_pages", "dirty_unpin_kb", "pages_out", "pages_intact"] + S3[_A:]}
+           "3": S3, "4": S3[:_A] + ["stall_us_min", "stall_us_med", "stall_us_max", "moved_pages",
+                                    "dirty_unpin_kb", "pages_out", "pages_intact"] + S3[_A:]}
 # the columns two files must both have or both lack (pinner is new in 3)
 SAME_COLS = ("source memtype prefault size op fs_type result errno verdict reg_ns_per_page "
              "cycle_reg_ns_min cycle_reg_ns_med cycle_reg_ns_max fixed_mibs_min fixed_mibs_med "
@@ -278,11 +279,15 @@ class Cell:
         self.reg, self.nrep = combine_rep(kern, rows, "reg_ns_per_page", *cyc)
         self.reg_samples = sum(max(atol(r["cycles"]), 1) if cycles else 1
                                for r in rows if num(r["reg_ns_per_page"]) is not None)
-        self.probe_samples = sum(num(r["probe_max_us"]) is not None for r in rows)
+        # a row of N registrations beside the prober gives each one's stall
+        # (stall_us_*, schema 4); an older row, its longest call alone
+        self.probe_samples = sum((atol(r["cycles"]) if num(r.get("stall_us_med")) is not None else 1)
+                                 for r in rows if num(r["probe_max_us"]) is not None)
         self.fixed, self.plain, self.ratio = (combine(rows, f"{c}_med", None, f"{c}_min", f"{c}_max")
                                               for c in ("fixed_mibs", "plain_mibs", "ratio"))
         self.probe_calls, self.probe_p999 = (combine_rep(kern, rows, c)[0] for c in ("probe_calls", "probe_p999_us"))
-        self.probe_max, nr = combine_rep(kern, rows, "probe_max_us")
+        self.probe_max, nr = combine_rep(kern, rows, "probe_max_us", "stall_us_med", "stall_us_min",
+                                         "stall_us_max")
         if self.probe_max and nr > self.nrep:
             self.nrep = nr
         self.pages = ""

@@ -329,6 +329,9 @@ struct cycles_result {
 	bool probed;
 	uint64_t probe_calls;
 	double probe_p999_us, probe_max_us;
+	/* each registration's stall (longest prober call in it), over them */
+	unsigned int stall_n;
+	double stall_min_us, stall_med_us, stall_max_us;
 	int probe_cpu[2];			/* registrant, prober; -1: shared */
 };
 int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
@@ -340,6 +343,8 @@ struct probe_call {
 };
 size_t probe_in_windows(const struct probe_call *call, size_t ncall,
 			const uint64_t *win, unsigned int n, uint32_t *ns);
+void probe_window_max(const struct probe_call *call, size_t ncall,
+		      const uint64_t *win, unsigned int n, uint32_t *wmax);
 
 /* judge.c: the counters around a pin and the checks of a row */
 struct probe {

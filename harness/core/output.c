@@ -29,6 +29,7 @@ static const char csv_header[] =
 	"clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,"
 	"cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,"
 	"probe_calls,probe_p999_us,probe_max_us,"
+	"stall_us_min,stall_us_med,stall_us_max,"
 	"moved_pages,dirty_unpin_kb,pages_out,pages_intact,accel,note\n";
 
 /* A text field: commas and line breaks would break the CSV. */
@@ -137,6 +138,11 @@ static void put_cycles(FILE *f, const struct cycles_result *c)
 		fprintf(f, ",%llu,%.1f,%.1f",
 			(unsigned long long)c->probe_calls, c->probe_p999_us,
 			c->probe_max_us);
+	if (!c->stall_n)
+		fputs(",-,-,-", f);
+	else
+		fprintf(f, ",%.1f,%.1f,%.1f", c->stall_min_us, c->stall_med_us,
+			c->stall_max_us);
 }
 
 static void put_row(FILE *f, const struct row *r, unsigned int repeat)
@@ -175,7 +181,7 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_long(f, r->dirty_kb[1]);
 	put_io(f, r, repeat);
 	if (r->source)		/* another tool's row: no cycles, no prober */
-		fputs(",-,-,-,-,-,-,-", f);
+		fputs(",-,-,-,-,-,-,-,-,-,-", f);
 	else
 		put_cycles(f, &r->cyc);
 	for (i = 0; i < RP_NR; i++)

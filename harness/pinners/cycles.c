@@ -184,12 +184,44 @@ size_t probe_in_windows(const struct probe_call *call, size_t ncall,
 	return k;
 }
 
-/* Stop the prober; time its calls inside the registration windows. */
+/*
+ * Each registration's stall: the longest time one prober call spent
+ * inside window i, into @wmax[i] (0: no call overlapped it). A call that
+ * spans several windows counts in each for its part there.
+ */
+void probe_window_max(const struct probe_call *call, size_t ncall,
+		      const uint64_t *win, unsigned int n, uint32_t *wmax)
+{
+	unsigned int w = 0, v;
+	size_t i;
+
+	memset(wmax, 0, n * sizeof(*wmax));
+	for (i = 0; i < ncall; i++) {
+		uint64_t a = call[i].start, b = a + call[i].ns;
+
+		while (w < n && win[2 * w + 1] < a)
+			w++;
+		for (v = w; v < n && win[2 * v] <= b; v++) {
+			uint64_t lo = a > win[2 * v] ? a : win[2 * v];
+			uint64_t hi = b < win[2 * v + 1] ? b : win[2 * v + 1];
+
+			if (hi - lo > wmax[v])
+				wmax[v] = hi - lo > UINT32_MAX ? UINT32_MAX : hi - lo;
+		}
+	}
+}
+
+/*
+ * Stop the prober; time its calls inside the registration windows, and
+ * each registration's longest one (its stall): median, min and max over
+ * the registrations a call overlapped.
+ */
 static void probe_finish(struct probe_thread *p, const uint64_t *win,
 			 unsigned int n, struct cycles_result *cr)
 {
-	uint32_t *ns = NULL;
+	uint32_t *ns = NULL, *wmax = calloc(n ? n : 1, sizeof(*wmax));
 	size_t k = 0;
+	unsigned int i, m = 0;
 
 	atomic_store(&p->stop, true);
 	pthread_join(p->tid, NULL);
@@ -207,6 +239,20 @@ static void probe_finish(struct probe_thread *p, const uint64_t *win,
 		cr->probe_p999_us = ns[(size_t)((k - 1) * 0.999)] / 1e3;
 		cr->probe_max_us = ns[k - 1] / 1e3;
 	}
+	if (k && wmax) {
+		probe_window_max(p->call, p->n, win, n, wmax);
+		for (i = 0; i < n; i++)
+			if (wmax[i])
+				wmax[m++] = wmax[i];
+		qsort(wmax, m, sizeof(*wmax), cmp_u32);
+	}
+	cr->stall_n = m;
+	if (m) {
+		cr->stall_min_us = wmax[0] / 1e3;
+		cr->stall_med_us = wmax[m / 2] / 1e3;
+		cr->stall_max_us = wmax[m - 1] / 1e3;
+	}
+	free(wmax);
 	free(ns);
 	free(p->call);
 }

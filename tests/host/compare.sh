@@ -81,12 +81,12 @@ to_schema2() {
 		if (NR > 1) $col("schema") = 2; print }' >"$T/$1.csv"
 }
 
-# to_schema4 KERNEL: $D/pinner/KERNEL.csv as schema 4 (moved_pages,
+# to_schema4 KERNEL: $D/pinner/KERNEL.csv as schema 4 (stall_us_*, moved_pages,
 # dirty_unpin_kb, pages_out, pages_intact before accel, all -) into
 # $T/s4/KERNEL.csv and $T/KERNEL.csv
 to_schema4() {
 	mkdir -p "$T/s4"
-	csv_awk "$D/pinner/$1.csv" '{ $col("accel") = (NR == 1 ? "moved_pages,dirty_unpin_kb,pages_out,pages_intact" : "-,-,-,-") OFS $col("accel")
+	csv_awk "$D/pinner/$1.csv" '{ $col("accel") = (NR == 1 ? "stall_us_min,stall_us_med,stall_us_max,moved_pages,dirty_unpin_kb,pages_out,pages_intact" : "-,-,-,-,-,-,-") OFS $col("accel")
 		if (NR > 1) $col("schema") = 4; print }' >"$T/s4/$1.csv"
 	cp "$T/s4/$1.csv" "$T/$1.csv"
 }

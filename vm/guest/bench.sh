@@ -6,13 +6,18 @@
 #     an untouched 64 MiB buffer (faulted by the registration);
 #  2. mmap_lock and interrupts-off stall, per registration: a second
 #     thread on another CPU loops mmap, a write and munmap of one page
-#     while the buffer registers and unregisters once (--cycles 1 --mmap-probe, op register-mmap-probe);
-#     its longest call is that registration's stall. STALL_RUNS (11)
-#     processes per size (16, 64, 256 MiB, 1 GiB: LONGPIN_STALL_SIZES), written
-#     and untouched: longpin-compare shows the median [min-max] over them;
+#     while the buffer registers and unregisters (--cycles N --mmap-probe,
+#     op register-mmap-probe); its longest call inside a registration is
+#     that registration's stall. One process per size (16, 64, 256 MiB,
+#     1 GiB: LONGPIN_STALL_SIZES), written and untouched, makes its buffer
+#     once and registers it LONGPIN_STALL_RUNS times (11; 5 at 1 GiB:
+#     LONGPIN_STALL_RUNS_1G); the row's stall_us_* are the median [min-max]
+#     over the registrations, which longpin-compare shows;
+#     and the instrument's floor: the same for one page (4 KiB), whose
+#     stall is the prober's own unobstructed call;
 #  3. a refused 64 MiB file-shared registration (needs LONGPIN_FILE_DIR),
 #     for prefault write (nothing left to fault) and none.
-# Rows go to OUT.csv (CSV schema 3, --no-io). In a guest booted with
+# Rows go to OUT.csv (CSV schema 4, --no-io). In a guest booted with
 # longpin-vm run --icount N (longpin.icount=N on its command line) the
 # times are instructions (2^N ns each), not the wall clock: the rows'
 # accel column says tcg-icountN. Where each buffer's pages sit, the lines
@@ -35,6 +40,7 @@ cycles=${LONGPIN_BENCH_CYCLES:-5}
 sizes=${LONGPIN_BENCH_SIZES:-4M 8M 16M 32M 64M 128M 256M 512M}
 stall_sizes=${LONGPIN_STALL_SIZES:-16M 64M 256M 1G}
 stall_runs=${LONGPIN_STALL_RUNS:-11}
+stall_runs_1g=${LONGPIN_STALL_RUNS_1G:-5}
 tick_us=${LONGPIN_STALL_TICK_US:-10}
 hpet_tick=$(dirname "$0")/hpet-tick.sh
 bad=0
@@ -59,15 +65,14 @@ if [ -n "$icount" ] && [ "$tick_us" != 0 ]; then
 		bad=1
 	fi
 fi
+# the instrument's floor: a one-page registration beside the prober, whose
+# stall is the prober's own call under the same clock and tick
+run --mem anon --size 4K --prefault write --cycles "$stall_runs" --mmap-probe
 for s in $stall_sizes; do
+	n=$stall_runs
+	[ "$s" = 1G ] && n=$stall_runs_1g
 	for pf in write none; do
-		i=0
-		while [ $i -lt "$stall_runs" ]; do
-			"$bin" register --mem anon --size "$s" --prefault $pf --cycles 1 \
-				--mmap-probe --no-io --quiet --csv "$out" || bad=1
-			i=$((i + 1))
-		done
-		echo "# longpin register --mem anon --size $s --prefault $pf --cycles 1 --mmap-probe: $stall_runs runs"
+		run --mem anon --size "$s" --prefault $pf --cycles "$n" --mmap-probe
 	done
 done
 if [ -n "$tick" ]; then
