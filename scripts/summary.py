@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""summary.py RUN_DIR: the last lines of ./run.sh, from the CSVs of a run.
+
+Per kernel: the verdicts counted (pass, fail, defect, fixed, unexercised,
+skip, unchecked) and the skips by reason; the data-loss rows (a reclaim or
+lazyfree row reading "defect": what the device wrote is gone after the
+unpin, with how many pages left memory); and, where RUN_DIR/bench/ holds
+two kernels' benchmarks, the 64 MiB figures of the first against the last:
+registration ns (instructions under -icount) per page, written and
+untouched, and each registration's stall beside the prober, written and
+untouched, the ratio of each, a stall at the instrument's floor given as a
+bound. Reads the CSVs with Python's csv module; prints plain text.
+"""
+import csv
+import statistics
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+VERDICTS = ("pass", "fail", "defect", "fixed", "unexercised", "skip", "unchecked")
+LOSS_OPS = ("lifetime-reclaim", "lifetime-reclaim-pinned", "lifetime-lazyfree")
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def verdicts(label, rs):
+    c = Counter(r["verdict"] for r in rs)
+    out = [f"{label}: " + ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v])
+           + "".join(f", {n} {v}" for v, n in c.items() if v not in VERDICTS)]
+    skips = Counter(r["note"] for r in rs if r["verdict"] == "skip")
+    for why, n in skips.most_common():
+        out.append(f"  skipped {n} x: {why}")
+    loss = [r for r in rs if r["op"] in LOSS_OPS and r["verdict"] == "defect"]
+    for r in loss:
+        out.append(f"  data lost: {r['op'][9:]} {r['memtype']} {r['prefault']}: "
+                   f"{r.get('pages_out', '-')} pages left memory, {r.get('pages_intact', '-')} came back whole")
+    bad = [r for r in rs if r["verdict"] in ("fail", "fixed")]
+    for r in bad[:10]:
+        out.append(f"  {r['verdict']}: {r['op']} {r['pinner']} {r['memtype']} {r['prefault']}: {r['note'][:160]}")
+    return out
+
+
+def fig(rs, op, pf, size, col):
+    vals = [num(r[col]) for r in rs if r["op"] == op and r["prefault"] == pf
+            and r["size"] == str(size) and r["memtype"] == "anon" and num(r[col]) is not None]
+    return statistics.median(vals) if vals else None
+
+
+def stall(rs, pf, size):
+    """median, min, max of each registration's stall (schema 4), else of the rows' longest call"""
+    sel = [r for r in rs if r["op"] == "register-mmap-probe" and r["prefault"] == pf
+           and r["size"] == str(size) and r["memtype"] == "anon"]
+    med = [num(r.get("stall_us_med")) for r in sel if num(r.get("stall_us_med")) is not None]
+    if med:
+        return (statistics.median(med), min(num(r["stall_us_min"]) for r in sel),
+                max(num(r["stall_us_max"]) for r in sel))
+    m = [num(r["probe_max_us"]) for r in sel if num(r["probe_max_us"]) is not None]
+    return (statistics.median(m), min(m), max(m)) if m else None
+
+
+def bench(bdir):
+    csvs = sorted(Path(bdir).glob("*.csv"))
+    if len(csvs) < 2:
+        return []
+    # the first kernel of the run against the last (stock against patched)
+    order = [p.stem for p in csvs]
+    names = sys.argv[2].split(",") if len(sys.argv) > 2 else order
+    have = [n for n in names if n in order]
+    if len(have) < 2:
+        return []
+    a, b = have[0], have[-1]
+    ra, rb = rows(Path(bdir) / f"{a}.csv"), rows(Path(bdir) / f"{b}.csv")
+    accel = ra[0].get("accel", "") if ra else ""
+    unit = "instructions" if "icount" in accel else "ns"
+    size = 64 << 20
+    out = [f"benchmarks, 64 MiB anon ({accel}; {unit} per 4 KiB page, {b} against {a}):"]
+    for pf, what in (("write", "written"), ("none", "untouched")):
+        x = fig(ra, "register", pf, size, "cycle_reg_ns_med") or fig(ra, "register", pf, size, "reg_ns_per_page")
+        y = fig(rb, "register", pf, size, "cycle_reg_ns_med") or fig(rb, "register", pf, size, "reg_ns_per_page")
+        if x and y:
+            out.append(f"  registration, {what}: {a} {x:.1f}, {b} {y:.1f}: x{x / y:.2f} fewer")
+    for pf, what in (("write", "written"), ("none", "untouched")):
+        sa, sb = stall(ra, pf, size), stall(rb, pf, size)
+        if not (sa and sb):
+            continue
+        floor = stall(rb, pf, 4096) or stall(rb, "write", 4096)
+        line = (f"  stall, {what}: {a} {sa[0]:.1f} us [{sa[1]:.1f}-{sa[2]:.1f}], "
+                f"{b} {sb[0]:.1f} us [{sb[1]:.1f}-{sb[2]:.1f}]: ")
+        if floor and sb[0] <= floor[2]:
+            line += (f"<= x{sb[0] / sa[0]:.4f}, at the instrument's floor "
+                     f"(a 4 KiB registration's stall: {floor[0]:.1f} us [{floor[1]:.1f}-{floor[2]:.1f}])")
+        else:
+            line += f"x{sb[0] / sa[0]:.4f}"
+        out.append(line)
+    return out
+
+
+def main():
+    if len(sys.argv) < 2 or not Path(sys.argv[1]).is_dir():
+        sys.exit("usage: summary.py RUN_DIR [KERNEL,KERNEL...]: a directory of ./run.sh")
+    run = Path(sys.argv[1])
+    lines = []
+    names = sys.argv[2].split(",") if len(sys.argv) > 2 else None
+    csvs = sorted(p for p in run.glob("*.csv") if not p.name.startswith("torture-"))
+    if names:
+        csvs = [run / f"{n}.csv" for n in names if (run / f"{n}.csv").exists()]
+    for p in csvs:
+        lines += verdicts(p.stem, rows(p))
+    for p in sorted(run.glob("torture-*.csv")):
+        c = Counter(r["verdict"] for r in rows(p))
+        lines.append(f"{p.stem}: " + ", ".join(f"{n} {v}" for v, n in sorted(c.items())))
+    if (run / "bench").is_dir():
+        lines += bench(run / "bench")
+    print("\n".join(lines))
+
+
+main()
