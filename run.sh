@@ -277,9 +277,10 @@ run_host() {
 # its matrix.csv to <kernel>.csv; in full mode then a q35 boot for
 # --pinner vfio, whose rows join the same CSV
 run_verdicts() {
-	local k=$1 res rc=0 phases=(matrix pinners reclaim) adds pinners="gup-fast gup" ko
+	local k=$1 res rc=0 phases=(matrix pinners reclaim repro) adds pinners="gup-fast gup" ko
 	res=$work/$k
-	adds=(--add "$repo/build/lp-runas:/usr/bin/lp-runas")
+	adds=(--add "$repo/build/lp-runas:/usr/bin/lp-runas"
+		--add "$repo/build/fixed-buf-unpin-dirty:/usr/bin/fixed-buf-unpin-dirty")
 	if [ $mode = full ]; then
 		pinners="gup-fast gup rdma"
 		[ $lifetime = 1 ] && phases+=(lifetime)
@@ -293,6 +294,7 @@ run_verdicts() {
 	[ -f "$res/matrix.csv" ] && cp "$res/matrix.csv" "$out/$k.csv"
 	[ -f "$res/bench.csv" ] && { mkdir -p "$out/bench"; cp "$res/bench.csv" "$out/bench/$k.csv"; }
 	[ -f "$res/lifetime.csv" ] && cp "$res/lifetime.csv" "$out/lifetime-$k.csv"
+	[ -f "$res/repro.txt" ] && cp "$res/repro.txt" "$out/raw/repro-$k.txt"
 	if [ -d "$res/fio" ]; then
 		# fio's own JSON, compressed (~30x): kept to re-import, not to read
 		tar -C "$res" --transform "s|^fio|fio-$k|" -cJf "$out/raw/fio-$k.tar.xz" fio

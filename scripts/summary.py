@@ -51,6 +51,29 @@ def verdicts(label, rs):
     return out
 
 
+def repro(run, label, rs):
+    """kernel-patches/mainline's test in this kernel's guest, against the kernel's own rows: a case
+    must fail where the row of the same experiment reads defect, and pass where it reads pass"""
+    path = run / "raw" / f"repro-{label}.txt"
+    if not path.exists():
+        return [], True
+    text = path.read_text()
+    out, ok = [], True
+    for case, op, mem, pf in (("shmem", "lifetime-reclaim", "memfd", "read"),
+                              ("madvfree", "lifetime-lazyfree", "anon", "write")):
+        line = next((l for l in text.splitlines() if l.startswith(case + ": ")), None)
+        row = next((r for r in rs if r["op"] == op and r["memtype"] == mem and r["prefault"] == pf), None)
+        if not line or not row:
+            continue
+        got = line.split(": ")[1]
+        want = {"defect": "FAIL", "pass": "PASS"}.get(row["verdict"])
+        agree = want is None or got == want
+        ok &= agree
+        out.append(f"  fixed-buf-unpin-dirty {line[:100]}; "
+                   f"{op[9:]} {mem} {pf} reads {row['verdict']}: {'agrees' if agree else 'DISAGREES'}")
+    return out, ok
+
+
 def fig(rs, op, pf, size, col):
     vals = [num(r[col]) for r in rs if r["op"] == op and r["prefault"] == pf
             and r["size"] == str(size) and r["memtype"] == "anon" and num(r[col]) is not None]
@@ -115,14 +138,20 @@ def main():
     csvs = sorted(p for p in run.glob("*.csv") if not p.name.startswith("torture-"))
     if names:
         csvs = [run / f"{n}.csv" for n in names if (run / f"{n}.csv").exists()]
+    agree = True
     for p in csvs:
-        lines += verdicts(p.stem, rows(p))
+        rs = rows(p)
+        lines += verdicts(p.stem, rs)
+        more, ok = repro(run, p.stem, rs)
+        lines += more
+        agree &= ok
     for p in sorted(run.glob("torture-*.csv")):
         c = Counter(r["verdict"] for r in rows(p))
         lines.append(f"{p.stem}: " + ", ".join(f"{n} {v}" for v, n in sorted(c.items())))
     if (run / "bench").is_dir():
         lines += bench(run / "bench")
     print("\n".join(lines))
+    sys.exit(0 if agree else 1)
 
 
 main()

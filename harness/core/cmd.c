@@ -643,7 +643,7 @@ void cmd_help(FILE *f, const struct lp_cmd *c)
 		return;
 	}
 	fputs("usage: longpin COMMAND [WORDS] [OPTIONS]\n\n", f);
-	text_wrap(f, "Makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer (io_uring fixed buffers; GUP through gup_test; RDMA memory regions), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows (longpin-compare joins them).", 0, 0);
+	text_wrap(f, "Makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer with a long-term pinner (io_uring fixed buffers: io_uring; GUP through gup_test: gup-fast, gup; RDMA memory regions: rdma; vfio DMA mappings: vfio), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows (longpin-compare joins them).", 0, 0);
 	fputs("\nCommands:\n", f);
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		fputs("  ", f);
@@ -692,7 +692,7 @@ static int run_man(struct opts *o)
 	for (i = 0; i < ARRAY_SIZE(cmds); i++)
 		synopsis(stdout, &cmds[i], true);
 	puts(".ad\n.hy\n.SH DESCRIPTION");
-	man_text(stdout, "longpin makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer (io_uring fixed buffers; GUP through gup_test; RDMA memory regions), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows, which longpin-compare(1) joins.");
+	man_text(stdout, "longpin makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer with a long-term pinner (io_uring fixed buffers: io_uring; GUP through gup_test: gup-fast, gup; RDMA memory regions: rdma; vfio DMA mappings: vfio), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows, which longpin-compare(1) joins.");
 	puts(".PP");
 	man_text(stdout, "The forms before the commands still run as the command they were: longpin --mem TYPE ... (register), --lifetime CASE, --torture SECONDS (torture --seconds), --print-expected (expected), --list (types --list), --list-types (types), --list-contracts (contracts), --print-accel (accel), --fio-memtype, --fio-result, --fio-import, --version.");
 	puts(".SH COMMANDS");

@@ -3,8 +3,9 @@
  * The long-term pinners, one file each, as fio's I/O engines are:
  * io_uring (pin_io_uring.c: IORING_REGISTER_BUFFERS, with fixed-buffer
  * I/O and register/unregister cycles), gup-fast and gup (pin_gup.c: the
- * gup_test ioctls of debugfs) and rdma (pin_rdma.c: ibv_reg_mr on a
- * soft-RoCE device). None is privileged: a row (row.c), a lifetime case
+ * gup_test ioctls of debugfs), rdma (pin_rdma.c: ibv_reg_mr on a
+ * soft-RoCE device) and vfio (pin_vfio.c: VFIO_IOMMU_MAP_DMA through
+ * vfio-pci's type1 IOMMU). None is privileged: a row (row.c), a lifetime case
  * and `longpin pinners` reach each one through its struct pinner_ops,
  * and what a pinner cannot do is an operation it leaves NULL. Their
  * names are pinners.def's.

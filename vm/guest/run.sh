@@ -18,6 +18,8 @@
 #             longpin-vm run --fio) -> fio/
 #   torture   longpin torture on every memory type (torture.sh),
 #             LONGPIN_TORTURE_SECONDS each (default 30) -> torture.csv
+#   repro     kernel-patches/mainline's test, fixed-buf-unpin-dirty (in
+#             PATH: ./run.sh adds it), its output and exit -> repro.txt
 # The guest's init sets the places longpin reads (LONGPIN_FILE_DIR=ext4,
 # LONGPIN_DAX_DIR=DAX ext4, LONGPIN_TMPFS_DIR, LONGPIN_DEVDAX) and the
 # mount points (LONGPIN_EXT4, LONGPIN_XFS, LONGPIN_DAX_XFS, ...): see
@@ -74,7 +76,13 @@ for phase in "$@"; do
 		FIO_OUT=/results/fio sh "$here/fio.sh" || bad=1 ;;
 	torture)
 		sh "$here/torture.sh" /results/torture.csv "${LONGPIN_TORTURE_SECONDS:-30}" || bad=1 ;;
-	*) echo "run.sh: unknown phase '$phase': give matrix, pinners, reclaim, bench, lifetime, fio or torture" >&2
+	repro)
+		echo "# fixed-buf-unpin-dirty"
+		rc=0
+		fixed-buf-unpin-dirty >/results/repro.txt 2>&1 || rc=$?
+		echo "exit $rc" >>/results/repro.txt
+		cat /results/repro.txt ;;
+	*) echo "run.sh: unknown phase '$phase': give matrix, pinners, reclaim, bench, lifetime, fio, torture or repro" >&2
 		exit 2 ;;
 	esac
 done
