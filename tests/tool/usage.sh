@@ -51,23 +51,24 @@ built=$("$LPVM" kernels --built | paste -sd,)
 	fail "kernels --built printed '$built'"
 out=$(cd "$VMDIR/.." && ./run.sh --kernels nope 2>&1); rc=$?
 ((rc == 2)) && [[ $out == *"one of: $names"* ]] || fail "run.sh --kernels nope: exit $rc, '$out'"
-# run.sh --torture: its options, answered before anything is built
+# run.sh's modes and their options, answered before anything is built
+# (tool/run-usage checks the one-line form of each)
 runsh() { # MESSAGE ARGS...
 	local msg=$1 out rc
 	shift
 	out=$(cd "$VMDIR/.." && ./run.sh "$@" 2>&1); rc=$?
 	((rc == 2)) && [[ $out == *"$msg"* ]] || fail "run.sh $*: exit $rc, '$out'"
 }
-runsh "--torture-seconds belongs to --torture" --torture-seconds 5
-runsh "--torture-seconds '0': give whole seconds from 1 to 3600" --torture --torture-seconds 0
-runsh "--torture-seconds 'x'" --torture --torture-seconds x
-runsh "give VM kernels, not host" --torture --kernels stock,host
-runsh "drop --no-fio, --no-bench and --lifetime" --torture --no-bench
-runsh "--repeat '0': give a whole number of benchmark boots from 1 to 20" --repeat 0
-runsh "--repeat 'x'" --repeat x
-runsh "--repeat '21'" --repeat 21
+runsh "--torture-seconds does not belong to mode main" --torture-seconds 5
+runsh "--torture-seconds '0': give whole seconds from 1 to 3600" torture --torture-seconds 0
+runsh "--torture-seconds 'x'" torture --torture-seconds x
+runsh "give VM kernels, not host" torture --kernels stock,host
+runsh "--no-bench does not belong to mode torture" --torture --no-bench
+runsh "--repeat '0': give a whole number of benchmark boots from 1 to 20" full --repeat 0
+runsh "--repeat 'x'" bench --repeat x
+runsh "--repeat '21'" bench --repeat 21
 runsh "--bench-clock 'cpu': give icount (instructions) or wall" --bench-clock cpu
-runsh "--repeat needs --bench-clock icount" --bench-clock wall --repeat 3
-runsh "belong to the benchmarks" --no-bench --repeat 2
-runsh "belong to the benchmarks" --torture --bench-clock wall
+runsh "--repeat needs --bench-clock icount" full --bench-clock wall --repeat 3
+runsh "--repeat does not belong to mode main" --repeat 2
+runsh "--bench-clock does not belong to mode torture" torture --bench-clock wall
 pass "bad input rejected with exit status 2"

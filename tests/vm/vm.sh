@@ -80,9 +80,12 @@ bench)
 	[ "$(csv_cols "$csv" contract | sort -u)" = "$contract" ] || fail "rows not judged by $contract"
 	bad=$(csv_cols "$csv" memtype size prefault verdict | grep -v ' pass$')
 	[ -z "$bad" ] || fail "verdicts not pass: $bad"
-	stall=$(csv_awk "$csv" 'NR > 1 && $col("op") ~ /mmap-probe/ { print $col("probe_max_us") }')
-	[ "$(echo "$stall" | grep -c .)" = 6 ] || fail "want 6 stall rows (16M x write, none x 3), got: $stall"
-	echo "$stall" | grep -qvE '^[0-9]+(\.[0-9]+)?$' && fail "a stall row without its longest call: $stall"
+	# one row per stall size and prefault, and the one-page floor, each
+	# with the median stall of its 3 registrations
+	stall=$(csv_awk "$csv" 'NR > 1 && $col("op") ~ /mmap-probe/ { print $col("size") "/" $col("prefault") "=" $col("stall_us_med") }')
+	[ "$(echo "$stall" | sed 's/=.*//' | tr '\n' ' ')" = "4096/write 16777216/write 16777216/none " ] ||
+		fail "want the stall rows 4K written (the floor), 16M written and untouched, got: $stall"
+	echo "$stall" | sed 's/.*=//' | grep -qvE '^[0-9]+(\.[0-9]+)?$' && fail "a stall row without its registrations' stalls: $stall"
 	pass "$kernel: $(awk 'NR > 1' "$csv" | grep -c .) benchmark rows pass against $contract; stall rows (us): $(echo $stall)" ;;
 counters)
 	# the patched kernel's counters prove the path: written anon is served
@@ -141,11 +144,14 @@ pinners)
 	esac
 	n=$(grep -c "# SKIP --pinner $skipped" "$T/out")
 	[ "$(grep -c '# SKIP' "$T/out")" = "$n" ] || fail "skips other than '$skipped': $(grep '# SKIP' "$T/out" | grep -v "$skipped" | head -3)"
-	rows=$(csv_cols "$T/res/matrix.csv" pinner op memtype prefault fs_type errno verdict contract)
+	# the skipped pinner's runs leave skip rows, a row per prefault
+	rows=$(csv_cols "$T/res/matrix.csv" pinner op memtype prefault fs_type errno verdict contract | grep -v ' skip ')
+	nskip=$(csv_cols "$T/res/matrix.csv" verdict | grep -c '^skip$')
 	want=$(((22 + 4) * 3 * 2))
 	[ $ran = gup ] && want=$((want * 2))
 	[ "$(echo "$rows" | grep -c .)" = $want ] || fail "$(echo "$rows" | grep -c .) rows, want $want"
 	[ "$n" = $(((22 + 4) * 6 - want / 3)) ] || fail "$n lines skip for want of $skipped, want $(((22 + 4) * 6 - want / 3))"
+	[ "$nskip" = $((n * 3)) ] || fail "$nskip skip rows, want $((n * 3)): one per prefault of each skipped run"
 	bad=$(echo "$rows" | grep -v " pass $contract\$")
 	[ -z "$bad" ] || fail "rows not pass against $contract: $bad"
 	# where the pinners differ from io_uring: a writable long-term pin of
@@ -281,12 +287,18 @@ rdma-lifetime)
 	guest sh /opt/longpin/lifetime-rdma.sh /results/lifetime.csv
 	[ "$rc" = 0 ] || fail "guest exit status $rc"
 	grep -q '^not ok' "$T/out" && fail "a case failed in the guest"
-	rows=$(csv_cols "$T/res/lifetime.csv" pinner op memtype prefault errno verdict data_check vmpin_leak_kb contract)
-	# a defect row lost its data and nothing else; a reclaim pass has it
+	# skip rows (a type the kernel or rdma refuses) say why and no more
+	rows=$(csv_cols "$T/res/lifetime.csv" pinner op memtype prefault errno verdict data_check vmpin_leak_kb contract | grep -v ' skip ')
+	# every other row passes, or lost its data as the contract's defect
 	bad=$(echo "$rows" | awk -v c="$contract" '$1 != "rdma" || $8 != 0 || $9 != c ||
 		($6 != "pass" && !($6 == "defect" && $2 == "lifetime-reclaim" && $7 == "mismatch")) ||
 		($6 == "pass" && $2 == "lifetime-reclaim" && $7 != "ok")')
 	[ -z "$bad" ] || fail "rows not pass against $contract: $bad"
+	# and the reclaim rows say what their pages did: pages out on every
+	# pass and defect
+	python3 "$REPO/tests/py/select_rows.py" "$T/res/lifetime.csv" "$T/reclaim.csv" \
+		lifetime-reclaim lifetime-lazyfree || fail "no reclaim rows"
+	python3 "$REPO/tests/py/reclaim_rows.py" "$T/reclaim.csv" --want-exercised || fail "reclaim rows"
 	types=$(echo "$rows" | awk '$2 == "lifetime-cycles"' | grep -c .)
 	[ "$types" = "$("$LONGPIN" --list | grep -c .)" ] ||
 		fail "$types cycles rows, want one per memory type"
