@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -33,14 +34,18 @@ static void on_signal(int sig)
 
 static int resolve_contract(const struct opts *o, const struct contract **c)
 {
+	/* LONGPIN_EXPECT: --expect for every run (longpin-vm --contract) */
+	const char *env = getenv("LONGPIN_EXPECT");
+	const char *name = o->expect ? o->expect : env && *env ? env : NULL;
 	const char *why;
 
-	if (o->expect) {
-		*c = contract_by_name(o->expect);
+	if (name) {
+		*c = contract_by_name(name);
 		if (!*c)
 			return lp_err(LP_EUSAGE,
-				      "--expect %s: no such contract (longpin contracts lists them)",
-				      o->expect);
+				      "%s%s: no such contract (longpin contracts lists them)",
+				      o->expect ? "--expect " : "LONGPIN_EXPECT=",
+				      name);
 		return LP_OK;
 	}
 	*c = contract_select(&why);

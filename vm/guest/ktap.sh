@@ -13,3 +13,17 @@ result() {
 	*) echo "not ok $n $1 (exit $2)"; cat "$3"; bad=1 ;;
 	esac
 }
+
+# unplaced TYPE NAME: true, printing NAME's skip line, when the place TYPE's
+# memory comes from is unset (longpin types: no DAX mount without
+# NVDIMMs, no page-cache directory on the host): longpin would stop with
+# a usage error where the type cannot run here at all
+unplaced() {
+	_u=$("${LONGPIN:-longpin}" types | awk -F'\t' -v m="$1" '$1 == m && $6 != "-" && $7 == "-" { print "no " $8 " (" $6 ")"; exit }')
+	[ -n "$_u" ] || return 1
+	case $_u in
+	*LONGPIN_DAX_DIR* | *LONGPIN_DEVDAX*) [ -z "${LONGPIN_NVDIMM_OFF:-}" ] || _u="$_u: $LONGPIN_NVDIMM_OFF" ;;
+	esac
+	n=$((n + 1))
+	echo "ok $n $2 # SKIP $_u"
+}

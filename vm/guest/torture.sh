@@ -22,6 +22,7 @@ if [ $# -eq 0 ]; then
 fi
 echo "# torture: $# types x $secs s, $(ls -d /sys/devices/system/node/node[0-9]* | wc -l) NUMA nodes"
 for m in "$@"; do
+	unplaced "$m" "torture $m" && continue
 	rc=0
 	"$LONGPIN" torture --seconds "$secs" --mem "$m" --csv "$out" \
 		>/tmp/tt.out 2>&1 || rc=$?

@@ -114,6 +114,6 @@ channel_decode() {
 		report_excerpt "$scan" >&2
 		((rc == 0)) && rc=3
 	fi
-	grep -hE 'WARNING-NOT-DAX|WARNING-NO-SWAP' "$console" >&2 || true
+	grep -hE 'WARNING-NOT-DAX|WARNING-NO-SWAP|WARNING-NO-NVDIMM|WARNING-NO-XFS' "$console" >&2 || true
 	return "$rc"
 }

@@ -136,8 +136,15 @@ mod_visit() {
 # NAME, sets the caller's rel (its release), mroot (its modules) and out
 # ($CACHE/initramfs/KIND-NAME-KEY.cpio.gz, KEY from its package and WHAT);
 # true when out is built already
+# (a user's kernel: its USER_MODROOT, the key from that and its modules.dep)
 deb_archive() {
 	local dir
+	if is_user "$1"; then
+		mroot=$USER_MODROOT rel=${USER_MODROOT##*/}
+		out=$CACHE/initramfs/$2-$1-$({ echo "$mroot"; stat -c '%Y %s' "$mroot/modules.dep"; echo "$3"; } | sha).cpio.gz
+		[[ -f $out ]]
+		return
+	fi
 	dir=$(deb_dir "$1")
 	rel=$(cat "$dir/release")
 	mroot=$dir/root/lib/modules/$rel
@@ -161,8 +168,10 @@ modules_initramfs() {
 	local m path i nbase list
 	for m in "${DEB_MODULES[@]}"; do
 		path=$(mod_path "$mroot" "$m")
-		[[ -n $path ]] || die "module $m not found in $mroot/modules.dep"
-		mod_visit "$path"
+		# a user's kernel may have it built in, or lack it (its config
+		# check said so)
+		[[ -n $path ]] || is_user "$name" || die "module $m not found in $mroot/modules.dep"
+		[[ -z $path ]] || mod_visit "$path"
 	done
 	nbase=${#order[@]}
 	for m in "${DEB_RDMA_MODULES[@]}"; do
@@ -210,8 +219,8 @@ vfio_initramfs() {
 	nbase=${#order[@]}
 	for m in "${DEB_VFIO_MODULES[@]}"; do
 		path=$(mod_path "$mroot" "$m")
-		[[ -n $path ]] || die "run --vfio: $name has no module $m (in $mroot/modules.dep)"
-		mod_visit "$path"
+		[[ -n $path ]] || is_user "$name" || die "run --vfio: $name has no module $m (in $mroot/modules.dep)"
+		[[ -z $path ]] || mod_visit "$path"
 	done
 	mktmp
 	local r=$TMPD/vfio
@@ -244,6 +253,11 @@ run_initramfs() { # cmd... -> per-run archive in $TMPD
 	mkdir -p "$r/opt/longpin"
 	cp "$VMDIR"/guest/*.sh "$r/opt/longpin/"
 	if ((WITH_FIO)); then cp -a "$REPO/fio-jobs" "$r/opt/fio-jobs"; fi
+	# a user's kernel: what its config lacks, "PART CONFIG_X..." lines
+	# (vm/lib/user.sh); the guest carries on without those parts
+	((${GUEST_USER:-0})) && printf '%s' "$USER_LACKS" >"$r/etc/longpin/lacks"
+	# --contract NAME: every longpin of the guest judges by NAME
+	[[ -z $FORCE_CONTRACT ]] || printf 'export LONGPIN_EXPECT=%s\n' "$FORCE_CONTRACT" >"$r/etc/longpin/env"
 	for a in "${ADDS[@]}"; do
 		h=${a%%:*} g=${a#*:}
 		mkdir -p "$r$(dirname "$g")"

@@ -283,6 +283,10 @@ kernel_image() { # name -> path of the kernel image (builds/fetches if missing)
 		# shellcheck disable=SC2012 # the names are our own (vmlinuz-RELEASE)
 		ls "$(deb_dir "$1")"/root/boot/vmlinuz-* | head -n1
 		;;
+	tree | deb | image)
+		user_prepare "$1" >&2
+		echo "$USER_IMG"
+		;;
 	esac
 }
 

@@ -56,16 +56,25 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 	cpu=max,la57=off
 	# sparse backing files for every boot, removed with the temp dir:
 	# copies of the prepared images (nvdimm_prepare), or empty ones
-	local big=$TMPD/nvdimm-big.img small=$TMPD/nvdimm-small.img
+	local big=$TMPD/nvdimm-big.img small=$TMPD/nvdimm-small.img nvdimms=()
 	NVDIMM_FILES=("$big" "$small")
 	rm -f "$big" "$small"
-	if [[ $mode != prepare && -n $NVDIMM_GOLDEN && -f $NVDIMM_GOLDEN/big.img ]]; then
+	# a user's kernel whose config lacks an option the NVDIMMs need
+	# (vm/lib/user.sh): none attached, the guest carries on without
+	if [[ -n $NVDIMM_OFF ]]; then
+		NVDIMM_FILES=()
+	elif [[ $mode != prepare && -n $NVDIMM_GOLDEN && -f $NVDIMM_GOLDEN/big.img ]]; then
 		cp --sparse=always "$NVDIMM_GOLDEN/big.img" "$big"
 		cp --sparse=always "$NVDIMM_GOLDEN/small.img" "$small"
 	else
 		truncate -s "$NVDIMM_BIG" "$big"
 		truncate -s "$NVDIMM_SMALL" "$small"
 	fi
+	[[ -n $NVDIMM_OFF ]] ||
+		nvdimms=(-object "memory-backend-file,id=mem0,share=on,mem-path=$big,size=$NVDIMM_BIG,align=2M"
+			-device nvdimm,id=nvdimm0,memdev=mem0,label-size=128K
+			-object "memory-backend-file,id=mem1,share=on,mem-path=$small,size=$NVDIMM_SMALL,align=2M"
+			-device nvdimm,id=nvdimm1,memdev=mem1,label-size=128K)
 	# two NUMA nodes of half the memory and one vCPU each (move_pages()
 	# for --torture's migrate op); the NVDIMMs sit on node 0. Each vCPU
 	# is a socket of its own: two cores of one socket (one LLC) on two
@@ -108,11 +117,7 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 		# LONGPIN_QEMU_EXTRA: more QEMU arguments, split at blanks (a
 		# study's -plugin with --icount, say); none by default
 		${LONGPIN_QEMU_EXTRA:-}
-		-kernel "$kern" -initrd "$initrd" -append "$append"
-		-object "memory-backend-file,id=mem0,share=on,mem-path=$big,size=$NVDIMM_BIG,align=2M"
-		-device nvdimm,id=nvdimm0,memdev=mem0,label-size=128K
-		-object "memory-backend-file,id=mem1,share=on,mem-path=$small,size=$NVDIMM_SMALL,align=2M"
-		-device nvdimm,id=nvdimm1,memdev=mem1,label-size=128K)
+		-kernel "$kern" -initrd "$initrd" -append "$append" "${nvdimms[@]}")
 }
 
 # vfio_args -> VFIO_MACHINE VFIO_DEVICES VFIO_APPEND: run --vfio's guest.
@@ -137,11 +142,13 @@ vfio_args() {
 # of NAME in prepare mode. Boots then copy them and skip ndctl and mkfs
 # (about 3.5 s of every boot under TCG). The key covers the guest init,
 # the sizes and the tools that wrote them.
+nvdimm_dir() {
+	echo "$CACHE/nvdimm/$({ echo "$NVDIMM_RECIPE $NVDIMM_BIG $NVDIMM_SMALL"; sha256sum "$GUEST_INIT" | cut -d' ' -f1
+		bins_key /usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs; } | sha)"
+}
 nvdimm_prepare() {
-	local name=$1 key dir log=$CACHE/logs/nvdimm-prepare.log
-	key=$({ echo "$NVDIMM_RECIPE $NVDIMM_BIG $NVDIMM_SMALL"; sha256sum "$GUEST_INIT" | cut -d' ' -f1
-		bins_key /usr/bin/ndctl /usr/sbin/mkfs.ext4 /usr/sbin/mkfs.xfs; } | sha)
-	dir=$CACHE/nvdimm/$key
+	local name=$1 dir log=$CACHE/logs/nvdimm-prepare.log
+	dir=$(nvdimm_dir)
 	NVDIMM_GOLDEN=$dir
 	[[ -f $dir/big.img && -f $dir/small.img ]] && return 0
 	stage "nvdimm: preparing namespaces and file systems once (a boot of $name; log $log)"
@@ -180,15 +187,28 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 		icount_qemu
 		unlock_named icount-qemu
 	fi
-	KIMG=$(kernel_image "$name")
-	local base mods='' fio='' vfio=''
+	# a user's kernel (image:, tree:): built or found, then checked
+	# before any boot (vm/lib/user.sh): USER_LACKS for the guest,
+	# NVDIMM_OFF, or exit 2 when it cannot run the guest
+	GUEST_USER=0 NVDIMM_OFF=''
+	if is_user "$name"; then
+		GUEST_USER=1
+		user_prepare "$name"
+		user_check "$name"
+		KIMG=$USER_IMG
+	else
+		KIMG=$(kernel_image "$name")
+	fi
+	local base mods='' fio='' vfio='' has_mods=0
+	[[ $name == debian-* ]] && has_mods=1
+	[[ $GUEST_USER == 1 && -n $USER_MODROOT ]] && has_mods=1
 	lock_named initramfs "making the initramfs archives"
 	base=$(base_initramfs)
-	[[ $name == debian-* ]] && mods=$(modules_initramfs "$name")
+	((has_mods)) && mods=$(modules_initramfs "$name")
 	((WITH_FIO)) && fio=$(fio_initramfs)
 	if ((WITH_VFIO)); then
 		# ours have vfio built in (vm/kernel.config)
-		[[ $name != debian-* ]] || vfio=$(vfio_initramfs "$name")
+		((!has_mods)) || vfio=$(vfio_initramfs "$name")
 	fi
 	mktmp
 	run_initramfs "$@"
@@ -198,7 +218,12 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 	stage "initramfs: $(du -h "$INITRD" | cut -f1) ($(basename "$base")${mods:+ + $(basename "$mods")}${vfio:+ + $(basename "$vfio")}${fio:+ + $(basename "$fio")} + per-run part)"
 	unlock_named initramfs
 	# the prepare boot needs this initramfs; the lock keeps two runs from
-	# preparing the same images at once
+	# preparing the same images at once. Never a user's kernel: it boots
+	# the images ours prepared, or blank ones its guest sets up itself
+	if ((GUEST_USER)); then
+		NVDIMM_GOLDEN=$(nvdimm_dir)
+		return 0
+	fi
 	lock_named nvdimm "preparing the NVDIMM images"
 	nvdimm_prepare "$name"
 	unlock_named nvdimm
