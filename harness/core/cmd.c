@@ -164,8 +164,10 @@ static int skip_rows(const struct opts *o, const struct mem_ops *ops,
 	snprintf(why, sizeof(why), "%s", lp_last_err());
 	if (csv_check(o->csv, NULL) != LP_OK)
 		return LP_EUSAGE;
-	if (!c)
-		c = o->expect ? contract_by_name(o->expect) : contract_select(&w);
+	if (!c) {
+		w = o->expect ? o->expect : getenv("LONGPIN_EXPECT");
+		c = w && *w ? contract_by_name(w) : contract_select(&w);
+	}
 	pinner_key(key, sizeof(key), o);
 	for (pf = 0; pf < PF_NR; pf++) {
 		struct row r = { .kernel = kernel_release(),

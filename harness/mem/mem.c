@@ -167,6 +167,20 @@ void mem_list_help(FILE *f, bool man)
 static int mem_check_place(const struct mem_ops *ops, const struct opts *o)
 {
 	const struct mem_place_info *pi = &places[ops->place];
+	const char *env = ops->place != PLACE_NONE ? getenv(pi->env) : NULL;
+	const char *why = getenv("LONGPIN_NVDIMM_OFF");
+	bool dax = ops->place == PLACE_DAX || ops->place == PLACE_DEVDAX;
+
+	/*
+	 * A variable set empty: this machine has no such place (a guest of a
+	 * kernel without NVDIMMs, whose init says why in LONGPIN_NVDIMM_OFF):
+	 * the type cannot run here, a skip with its reason, not a usage error
+	 */
+	if (env && !*env && !(ops->place == PLACE_DEVDAX ? o->dev : o->dir))
+		return lp_err(LP_SKIP, "memory type %s: no %s here (%s is empty)%s%s",
+			      ops->name, pi->what, pi->env,
+			      dax && why && *why ? ": " : "",
+			      dax && why && *why ? why : "");
 
 	if (ops->place == PLACE_DEVDAX && !o->dev)
 		return lp_err(LP_EUSAGE,

@@ -79,6 +79,16 @@ csv-blockdev)
 	loopdev
 	keep_dev "$loop" 2 "--csv $loop is a block device: give a regular file, a FIFO or - \\(standard output\\)" \
 		--mem anon --size 64K --no-io --csv "$loop" ;;
+place-empty)
+	# a place's variable set empty: this machine has none (a user's kernel
+	# without NVDIMMs): a skip with the reason, and a skip row per prefault
+	PREFIX=(env LONGPIN_DAX_DIR= "LONGPIN_NVDIMM_OFF=the kernel lacks CONFIG_LIBNVDIMM")
+	run_longpin --mem fsdax-shared --size 4M --prefault all --no-io --csv "$T/p.csv"
+	[ "$rc" = 77 ] || fail "exit $rc, want 77"
+	grep -q "^longpin: memory type fsdax-shared: no DAX mount here (LONGPIN_DAX_DIR is empty): the kernel lacks CONFIG_LIBNVDIMM$" "$T/out" ||
+		fail "no one line naming the empty variable and why"
+	[ "$(csv_cols "$T/p.csv" verdict | tr '\n' ' ')" = "skip skip skip " ] || fail "want 3 skip rows"
+	pass "$case: exit 77, the reason, 3 skip rows" ;;
 csv-chardev)	expect 2 "--csv /dev/full is a character device: give a regular file, a FIFO or -" --mem anon --size 64K --no-io --csv /dev/full ;;
 unknown-mem)	expect 2 "unknown memory type 'bogus': longpin types lists" --mem bogus ;;
 no-mem)		expect 2 "no memory type: give --mem" --size 4K ;;

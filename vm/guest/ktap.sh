@@ -21,6 +21,10 @@ result() {
 unplaced() {
 	_u=$("${LONGPIN:-longpin}" types | awk -F'\t' -v m="$1" '$1 == m && $6 != "-" && $7 == "-" { print "no " $8 " (" $6 ")"; exit }')
 	[ -n "$_u" ] || return 1
+	# set empty: longpin skips itself, with a skip row (a user's kernel)
+	_v=${_u##*(}
+	_v=${_v%)}
+	eval "[ -z \"\${$_v+x}\" ]" || return 1
 	case $_u in
 	*LONGPIN_DAX_DIR* | *LONGPIN_DEVDAX*) [ -z "${LONGPIN_NVDIMM_OFF:-}" ] || _u="$_u: $LONGPIN_NVDIMM_OFF" ;;
 	esac
