@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for longpin's option parser (harness/core/opts.c): the input
- * is split at NUL or newline bytes into argv[1..]. Run with
- * -close_fd_mask=3: usage errors and --help print a lot.
+ * libFuzzer target for longpin's option parser (harness/core/opts.c, with
+ * the table of commands of harness/cli/cmd.c): the input is split at NUL
+ * or newline bytes into argv[1..]. Run with -close_fd_mask=3: usage
+ * errors and --help print a lot.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "longpin.h"
 
 #define MAX_ARGS 32
@@ -34,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	argv[argc] = NULL;
-	opts_parse(&o, argc, argv);
+	opts_parse(&o, lp_cmds, argc, argv);
 	free(buf);
 	return 0;
 }

@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * longpin: register io_uring fixed buffers per memory type, check the
- * kernel's verdict against a contract, measure, and write CSV.
+ * longpin's core: what every mode stands on. The command line (the
+ * options and their parser, the help formatter), errors and small
+ * helpers, what the kernel tells about pins and pages, its log, the
+ * contracts, and a row: its verdict, its line in the table and in the
+ * CSV. Nothing here calls into another folder of harness/; the folders
+ * above declare their own APIs (mem/mem.h, pinners/pinner.h,
+ * register/register.h, lifetime/lifetime.h, torture/torture.h,
+ * fio/fio.h, cli/cli.h).
  */
 #ifndef LONGPIN_H
 #define LONGPIN_H
@@ -34,28 +40,6 @@ enum {
 
 enum prefault { PF_NONE, PF_READ, PF_WRITE, PF_NR };
 
-/*
- * Where a backend's memory comes from when it is not the kernel's alone:
- * a directory (--dir) or a device (--dev), else the variable of the place
- * (mem.c's places[], which scripts read with longpin --list-types).
- */
-enum mem_place {
-	PLACE_NONE,		/* anonymous, SysV, memfd, hugetlb: nothing */
-	PLACE_PAGECACHE,	/* --dir on a page-cache file system */
-	PLACE_TMPFS,		/* --dir on tmpfs, default /dev/shm */
-	PLACE_DAX,		/* --dir on a file system mounted -o dax */
-	PLACE_DEVDAX,		/* --dev /dev/daxX.Y */
-};
-
-/* How a backend's buffer behaves. */
-enum {
-	MEM_HUGETLB	= 1 << 2,	/* size multiple of the hugetlb page */
-	MEM_THP		= 1 << 3,	/* size multiple of the PMD size */
-	MEM_RDONLY	= 1 << 4,	/* the CPU cannot write the buffer */
-	MEM_FILE	= 1 << 5,	/* backed by a file in --dir */
-	MEM_MULTI	= 1 << 6,	/* one buffer over several VMAs (or a hole) */
-};
-
 /* The options of the command line, one bit each in struct opts' given. */
 enum opt_id {
 	OPT_MEM, OPT_SIZE, OPT_PREFAULT, OPT_DIR, OPT_DEV, OPT_PINNER,
@@ -69,7 +53,7 @@ enum opt_id {
 
 #define LP_MAX_ARGS	16
 
-/* What a command was given (opts.c parses, cmd.c's commands read it). */
+/* What a command was given (opts.c parses, the command's run() reads it). */
 struct opts {
 	const struct lp_cmd *cmd;
 	uint64_t given;			/* OPT(id) of every option given */
@@ -107,82 +91,78 @@ struct opts {
 	bool list;			/* names, one a line, and nothing run */
 };
 
-/* One buffer of one memory type, set up by a backend. */
-struct mem {
-	const struct mem_ops *ops;
-	void *addr;			/* the buffer handed to io_uring */
-	size_t len;
-	void *map;			/* what teardown unmaps */
-	size_t map_len;
-	void *shm;			/* SysV attach address, if any */
-	int fd;				/* backing file or device, or -1 */
-	char fs_type[24];		/* of the backing file, or "-" */
-	int dax;			/* STATX_ATTR_DAX of it: 1, 0, -1 n/a */
-	char target_dir[PATH_MAX];	/* where a default I/O target goes */
-	int fill_fd;			/* --inject fill's file, or -1 */
-};
-
-struct mem_ops {
-	const char *name;
-	unsigned int order;	/* its place in `longpin types` and the CSV */
-	const char *help;
-	const char *map;	/* private, shared or mixed (two VMAs) */
-	const char *backing;	/* anon, shmem, hugetlb, page-cache, dax, ... */
-	enum mem_place place;
-	unsigned int flags;	/* MEM_HUGETLB: free huge pages checked first */
-	unsigned long arg;	/* setup()'s own: mmap, memfd, shm flags, ... */
-	int (*setup)(struct mem *m, const struct opts *o);
-	/* optional: defaults to mem_populate() */
-	int (*populate)(struct mem *m, enum prefault pf);
-};
-
-/* opts.c: the options, their parsing, help and manual page */
+/* An option a command takes, and its help there (NULL: the option's own). */
 struct lp_cmd_opt {
 	enum opt_id id;
-	const char *help;		/* NULL: the option's own */
+	const char *help;
 };
-int opts_parse(struct opts *o, int argc, char **argv);
-bool opt_given(const struct opts *o, enum opt_id id);
+
+/*
+ * A command: its name and words, the options it takes, its own checks
+ * and what it runs. The table of them is the dispatcher's (cli/cmd.c,
+ * ended by an entry without a name); the parser and the help formatter
+ * are handed it, so that `longpin --help`, `longpin COMMAND --help` and
+ * the manual page cannot say what the program does not do.
+ */
+struct lp_cmd {
+	const char *name;
+	const char *args;		/* its words ("CASE"), or NULL */
+	const char *summary;		/* one line */
+	const char *text;		/* what it does, a paragraph */
+	const struct lp_cmd_opt *opts;	/* the options it takes, OPT_NR ends */
+	uint64_t needs;			/* the options it cannot run without */
+	int max_args;			/* words at most */
+	bool raw;			/* its words are its own: no options */
+	/*
+	 * optional: its own checks of @o after the parse (LP_OK, or 2 after
+	 * a one-line error), and what its words set in @o
+	 */
+	int (*check)(struct opts *o);
+	/* what it runs: an exit status */
+	int (*run)(struct opts *o);
+	/* optional: what its help and manual page list after its options */
+	void (*more)(FILE *f, bool man);
+};
+
+/* opt_table.c: every option, its name, argument and help */
+struct lp_opt {
+	const char *name;	/* without "--" */
+	const char *arg;	/* the name of its argument, NULL: a flag */
+	const char *help;
+};
+const struct lp_opt *opt_info(enum opt_id id);
 const char *opt_name(enum opt_id id);
-void opts_help(FILE *f, const struct lp_cmd_opt *opts);
-void opts_man(FILE *f, const struct lp_cmd_opt *opts);
-void man_text(FILE *f, const char *text);
-void man_esc(FILE *f, const char *text);
-const char *opt_synopsis(enum opt_id id, bool needed, char *buf, size_t n);
-void items_head(FILE *f, bool man, const char *title);
-void item_help(FILE *f, bool man, const char *name, const char *help);
+bool opt_given(const struct opts *o, enum opt_id id);
+
+/*
+ * opts.c: the command line into @o, the command one of @cmds. Returns
+ * LP_OK to run o->cmd, -1 when done (--help), else an exit status after
+ * a one-line error.
+ */
+int opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
+	       char **argv);
+const struct lp_cmd *cmd_find(const struct lp_cmd *cmds, const char *name);
+bool cmd_takes(const struct lp_cmd *c, enum opt_id id);
+/* the commands that take option @id: "register, lifetime or torture" */
+const char *cmd_takers(const struct lp_cmd *cmds, enum opt_id id, char *buf,
+		       size_t n);
+
+/* help.c: the help and the manual page, from the tables */
 /* a space no line of the help breaks at */
 #define LP_NBSP		'\x01'
 #define LP_NBSP_S	"\x01"
 /* wrap @text at 79 columns, every line after the first indented @indent */
 void text_wrap(FILE *f, const char *text, int indent, int col);
-
-/* mem.c: the registry of backends and what they share */
-const struct mem_ops *mem_find(const char *name);
-const struct mem_ops *mem_nth(size_t i);
-void mem_list(void);
-void mem_list_types(void);
-void mem_place_from_env(const struct mem_ops *ops, struct opts *o);
-/* @io: the run's I/O checks at least one --bs block */
-int mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io);
-/* huge pages of the default size free and not reserved (-1: none here) */
-long hugepages_free(void);
-void mem_list_help(FILE *f, bool man);
-int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o);
-void mem_teardown(struct mem *m);
-int mem_populate(struct mem *m, enum prefault pf);
-int mem_touch(struct mem *m, enum prefault pf);
-int mem_sigbus_err(const struct mem *m, size_t at);
-int mem_fill_dir(const char *dir);
-long long dir_free(const char *dir);
-int mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags);
-int mem_map_fd(struct mem *m, int fd, size_t len, int flags);
-int mem_tmpfile(struct mem *m, const char *dir, size_t len);
-void mem_describe_fd(struct mem *m, int fd);
-int mem_need_hugepages(const char *name, size_t len);
-int mem_half(const char *name, size_t size, size_t *half);
-/* mem_file.c: "tmpfs", "file" or "fsdax" for a file on @fs; NULL: none */
-const char *mem_file_kind(const char *fs, int dax);
+void opts_help(FILE *f, const struct lp_cmd_opt *opts);
+void opts_man(FILE *f, const struct lp_cmd_opt *opts);
+void man_text(FILE *f, const char *text);
+void man_esc(FILE *f, const char *text);
+void items_head(FILE *f, bool man, const char *title);
+void item_help(FILE *f, bool man, const char *name, const char *help);
+/* "longpin lifetime CASE --mem TYPE [--size N] ...", wrapped, or roff */
+void cmd_synopsis(FILE *f, const struct lp_cmd *c, bool man);
+/* the help of command @c */
+void cmd_help(FILE *f, const struct lp_cmd *c);
 
 /* util.c */
 int lp_err(int code, const char *fmt, ...)
@@ -205,6 +185,9 @@ const void *table_find(const void *base, size_t n, size_t size, size_t off,
 #define TABLE_FIND(t, field, name)					\
 	((typeof(&(t)[0]))table_find((t), ARRAY_SIZE(t), sizeof((t)[0]),	\
 				     offsetof(typeof((t)[0]), field), (name)))
+/* min, median (the mean of the middle two when @n is even), max; sorts @v */
+struct stat3 { double min, med, max; };
+struct stat3 stat3_of(double *v, unsigned int n);
 
 /* util.c: progress of a long phase on a terminal's stderr */
 struct progress {
@@ -221,6 +204,8 @@ const char *prefault_name(enum prefault pf);
 int prefault_parse(const char *s, unsigned int *mask);
 size_t hugepage_size(void);
 const char *fs_name(long magic);
+/* util.c: the accelerator of a virtual CPU, "none" on bare metal */
+const char *cpu_accel(void);
 
 /* probe.c: what the kernel tells about pins and pages */
 struct smaps_sum {
@@ -232,9 +217,6 @@ long vmpin_kb(void);
 long vmlck_kb(void);
 long vmpin_wait(long want, unsigned int ms, unsigned int *took);
 int vmstat_pins(long *acquired, long *released);
-/* kmsg.c: the kernel reports logged between kmsg_open() and kmsg_reports() */
-int kmsg_open(void);
-long kmsg_reports(int fd, char *first, size_t n);
 int smaps_range(const void *addr, size_t len, struct smaps_sum *s);
 long resident_pages(void *addr, size_t len);
 int resident_map(void *addr, size_t len, unsigned char *vec);
@@ -256,11 +238,13 @@ long vmstat_value(const char *name);
 bool kcounters_present(void);
 int kcounters_read(long out[LP_NR_KCOUNTERS]);
 
+/* kmsg.c: the kernel reports logged between kmsg_open() and kmsg_reports() */
+int kmsg_open(void);
+long kmsg_reports(int fd, char *first, size_t n);
+
 /* contract.c: expected verdicts, data in harness/contracts/ */
 struct contract;
 const char *kernel_release(void);
-/* util.c: the accelerator of a virtual CPU, "none" on bare metal */
-const char *cpu_accel(void);
 const struct contract *contract_select(const char **why);
 const struct contract *contract_by_name(const char *name);
 const char *contract_name(const struct contract *c);
@@ -300,8 +284,7 @@ bool contract_lookup_case_pinner(const struct contract *c, const char *pinner,
 /* "0" or "-ENAME" (a contract's answer) -> *err 0 or -errno; -EINVAL if not */
 int parse_expected(const char *s, int *err);
 
-/* io.c: fixed-buffer I/O on a registered buffer */
-struct stat3 { double min, med, max; };
+/* The columns of a row's fixed-buffer I/O (a pinner's, or fio's). */
 struct io_result {
 	bool done;
 	char check[16];			/* ok | mismatch | skipped | error */
@@ -315,12 +298,8 @@ struct io_result {
 	bool have_fio;
 	double fio[5];
 };
-struct stat3 stat3_of(double *v, unsigned int n);
-struct io_uring;
-int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
-	   struct io_result *r);
 
-/* cycles.c: --cycles N [--mmap-probe] */
+/* The columns of --cycles N [--mmap-probe]. */
 struct cycles_result {
 	unsigned int n;
 	double reg_min, reg_med, reg_max;	/* ns per 4 KiB page */
@@ -334,79 +313,11 @@ struct cycles_result {
 	double stall_min_us, stall_med_us, stall_max_us;
 	int probe_cpu[2];			/* registrant, prober; -1: shared */
 };
-int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
-	       bool probe, bool untouch, int first, struct cycles_result *cr);
-/* one call of --mmap-probe's prober */
-struct probe_call {
-	uint64_t start;			/* now_ns() */
-	uint32_t ns;			/* duration (capped) */
-};
-size_t probe_in_windows(const struct probe_call *call, size_t ncall,
-			const uint64_t *win, unsigned int n, uint32_t *ns);
-void probe_window_max(const struct probe_call *call, size_t ncall,
-		      const uint64_t *win, unsigned int n, uint32_t *wmax);
-
-/* judge.c: the counters around a pin and the checks of a row */
-struct probe {
-	long vmpin, acq, rel;
-	bool have_kc;
-	long kc[LP_NR_KCOUNTERS];
-};
-struct row;
-void probe_take(struct probe *p);
-void pages_take(struct row *r, const struct mem *m, int i);
-/* @p: before, pinned, before the unpin, after */
-void fill_counters(struct row *r, const struct probe *p);
-/* Append "; MESSAGE" to @note; returns true: a failure was noted. */
-bool add_note(char *note, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-bool row_checks(const struct row *r, char *note, size_t n);
-/* a refused pin that a full file system may explain: LP_SKIP, else LP_OK */
-int env_cause(struct mem *m, const struct row *r);
-
-/* ring.c: io_uring_queue_init()'s failure as a one-line error */
-int ring_init_err(int ret);
-struct io_uring;
-/* ring.c: one fixed read or write, waited for: its res; or 0, -EIO if short */
-int fixed_io_res(struct io_uring *ring, bool write, int fd, void *buf,
-		 size_t len, off_t off, int idx);
-int fixed_io(struct io_uring *ring, bool write, int fd, void *buf, size_t len,
-	     off_t off, int idx);
-/* output.c: can --csv @path take our rows (@hdr: another schema's header)? */
-int csv_check(const char *path, const char *hdr);
-
-/* fio_import.c: longpin fio-memtype, fio-result, fio-import; argv[0] theirs */
-int fio_memtype_main(int argc, char **argv);
-int fio_result_main(int argc, char **argv);
-int fio_import_main(int argc, char **argv);
-
-/* lifetime.c: longpin lifetime CASE */
-int lifetime_check(struct opts *o);
-/* the case RLIMIT_MEMLOCK is its to test: no check of it up front */
-bool lifetime_own_limits(const struct opts *o);
-int lifetime_run(const struct mem_ops *ops, const struct opts *o,
-		 const struct contract *c);
-/*
- * lifetime CASE --list: the memory types CASE applies to; NULL: the cases
- * (with --pinner: those that take it)
- */
-int lifetime_list(const char *name, const struct opts *o);
-void lifetime_more(FILE *f, bool man);
-
-/* torture.c: longpin torture */
-int torture_run(const struct mem_ops *ops, const struct opts *o,
-		const struct contract *c);
-size_t torture_default_size(const struct mem_ops *ops);
-/* torture --list: the memory types it applies to, one a line */
-int torture_list(void);
-void torture_more(FILE *f, bool man);
-/* report.c: torture-report CSV...: the CSVs of a run as a markdown table */
-int torture_report(int nfiles, const char *const *files);
 
 /* the figures of struct row's pg[], in the CSV's order */
 enum { RP_MOVED, RP_DIRTY_UNPIN_KB, RP_OUT, RP_INTACT, RP_NR };
 
-/* output.c; NaN figures and negative counts are written as "-" */
+/* One row of the CSV; NaN figures and negative counts are written as "-". */
 struct row {
 	/* a row of another tool (fio-jobs/fio2csv.sh): NULL for longpin's */
 	const char *source;		/* NULL: "harness" */
@@ -453,16 +364,22 @@ static inline void row_pg_set(struct row *r, int i, long v)
 	r->pg[i] = v;
 	r->pg_have |= 1u << i;
 }
+
+/* csv.c: the CSV writer */
+/* can --csv @path take our rows (@hdr: another schema's header)? */
+int csv_check(const char *path, const char *hdr);
 int csv_append(const char *path, const struct row *r, unsigned int repeat);
 int csv_append_rows(const char *path, const struct row *r, size_t n,
 		    unsigned int repeat);
 bool csv_is_header(const char *line);
-const char *row_verdict(const struct row *r);
 int csv_verify(FILE *f, const char *path);
 /* a CSV of another schema (--torture's): its header @hdr, rows whole */
 int csv_verify_text(int fd, const char *path, const char *hdr);
 int csv_append_text(const char *path, const char *hdr, const char *rows);
 int csv_to_stdout(void);
+
+/* verdict.c: a row's verdict, its line in the table, and its write */
+const char *row_verdict(const struct row *r);
 void table_print(const struct row *r, bool header, const struct opts *o);
 void table_print_lifetime(const struct row *r, bool header);
 /*

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The command line: `longpin COMMAND [WORDS] [OPTIONS]`. One table of
- * every option (its name, argument and help), parsed into struct opts;
- * a command (cmd.c) says which options it takes, and an option it does
- * not take is refused with the commands that do. The old forms
- * (`longpin --mem TYPE`, `--lifetime CASE`, `--torture SECONDS`,
- * `--print-expected`, `--list`...) are read as the commands they were.
- * The help and the manual page are printed from the same tables.
- * Fuzzed: fuzz/opts_fuzz.c.
+ * The command line: `longpin COMMAND [WORDS] [OPTIONS]`, parsed into
+ * struct opts by the table of every option (opt_table.c) and the table of
+ * commands it is handed (cli/cmd.c's): a command says which options it
+ * takes, and an option it does not take is refused with the commands
+ * that do. The old forms (`longpin --mem TYPE`, `--lifetime CASE`,
+ * `--torture SECONDS`, `--print-expected`, `--list`...) are read as the
+ * commands they were. Fuzzed: fuzz/opts_fuzz.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,68 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
 #include "longpin.h"
-
-struct lp_opt {
-	const char *name;	/* without "--" */
-	const char *arg;	/* the name of its argument, NULL: a flag */
-	const char *help;
-};
-
-static const struct lp_opt opt_table[OPT_NR] = {
-	[OPT_MEM] = { "mem", "TYPE", "the memory type (longpin types lists them)" },
-	[OPT_SIZE] = { "size", "N", "buffer size, N[K|M|G] (default 16M)" },
-	[OPT_PREFAULT] = { "prefault", "P",
-		"what touches the buffer before the pin: none, read, write (default), a comma list, or all; a row each" },
-	[OPT_DIR] = { "dir", "DIR",
-		"directory for file types; else $LONGPIN_FILE_DIR (page cache), $LONGPIN_DAX_DIR (fsdax), $LONGPIN_TMPFS_DIR (tmpfs, default /dev/shm)" },
-	[OPT_DEV] = { "dev", "PATH", "device-dax node for devdax types; else $LONGPIN_DEVDAX" },
-	[OPT_PINNER] = { "pinner", "NAME",
-		"the long-term pinner: io_uring (the default) or another of `longpin pinners`" },
-	[OPT_READONLY_PIN] = { "readonly-pin", NULL,
-		"a pin the device only reads (no FOLL_WRITE; RDMA: remote read access; vfio: a map without WRITE), with a pinner that has one" },
-	[OPT_TARGET] = { "target", "PATH",
-		"file or block device for the I/O (default: a temp file next to the memory, or in $TMPDIR or /tmp); an existing non-empty file is refused: longpin writes over it" },
-	[OPT_TARGET_OVERWRITE] = { "target-overwrite", NULL,
-		"let --target write over an existing file" },
-	[OPT_BS] = { "bs", "N", "I/O block size (default 4K)" },
-	[OPT_QD] = { "qd", "N", "I/O queue depth (default 8)" },
-	[OPT_IOS] = { "ios", "N", "I/Os per timed pass (default 2048)" },
-	[OPT_RUNTIME] = { "runtime", "SEC", "seconds per timed pass instead of --ios" },
-	[OPT_REPEAT] = { "repeat", "N", "timed passes of each kind (default 3)" },
-	[OPT_NO_IO] = { "no-io", NULL, "pin only, no I/O" },
-	[OPT_CYCLES] = { "cycles", "N",
-		"N more pin/unpin cycles after the measured one (times: cycle_reg_ns_*; VmPin checked after all)" },
-	[OPT_MMAP_PROBE] = { "mmap-probe", NULL,
-		"during --cycles a second thread times mmap+munmap of a page" },
-	[OPT_CONCURRENT] = { "concurrent", NULL,
-		"other pinning processes run meanwhile: the system-wide balances (nr_foll_pin, HugePages_Rsvd) are left to the caller; VmPin, per process, is still checked" },
-	[OPT_SECONDS] = { "seconds", "N",
-		"how long the threads race, whole seconds from 1 to 3600 (default 30)" },
-	[OPT_SEED] = { "seed", "N", "repeat a run's choices (it prints its seed on stderr)" },
-	[OPT_OPS] = { "ops", "LIST", "only these operations, a comma list" },
-	[OPT_EXPECT] = { "expect", "NAME",
-		"the contract to judge by (longpin contracts); default: the one of the running kernel" },
-	[OPT_CSV] = { "csv", "FILE", "append rows to FILE (- for stdout)" },
-	[OPT_QUIET] = { "quiet", NULL, "no table on stdout" },
-	[OPT_NO_MEMLOCK_CHECK] = { "no-memlock-check", NULL,
-		"do not refuse a size above RLIMIT_MEMLOCK up front: the kernel answers (-ENOMEM)" },
-	[OPT_INJECT] = { "inject", "corrupt|leak|fill",
-		"self-tests: corrupt the data check's target, keep a second pin past the unpin, or fill the file system of the buffer's file (or of the I/O target) after its free-space check, as another writer would" },
-	[OPT_LIST] = { "list", NULL, "print the names, one a line, and run nothing" },
-	[OPT_HELP] = { "help", NULL, "print this help" },
-};
-
-const char *opt_name(enum opt_id id)
-{
-	return opt_table[id].name;
-}
-
-bool opt_given(const struct opts *o, enum opt_id id)
-{
-	return o->given & OPT(id);
-}
 
 /* ---- the values ---- */
 
@@ -329,6 +267,41 @@ static char **old_argv(struct old_form *f, char *prog, int *argc)
 	return out;
 }
 
+/* ---- the commands ---- */
+
+const struct lp_cmd *cmd_find(const struct lp_cmd *cmds, const char *name)
+{
+	for (; cmds->name; cmds++)
+		if (!strcmp(cmds->name, name))
+			return cmds;
+	return NULL;
+}
+
+bool cmd_takes(const struct lp_cmd *c, enum opt_id id)
+{
+	const struct lp_cmd_opt *op;
+
+	for (op = c->opts; op->id != OPT_NR; op++)
+		if (op->id == id)
+			return true;
+	return false;
+}
+
+const char *cmd_takers(const struct lp_cmd *cmds, enum opt_id id, char *buf,
+		       size_t n)
+{
+	const struct lp_cmd *c;
+	size_t k = 0, count = 0;
+
+	for (c = cmds; c->name; c++)
+		count += cmd_takes(c, id);
+	buf[0] = '\0';
+	for (c = cmds; c->name; c++)
+		if (cmd_takes(c, id))
+			list_add(buf, n, k++, count, c->name);
+	return buf;
+}
+
 /* ---- parsing ---- */
 
 static int parse_words(struct opts *o, int argc, char **argv, int first)
@@ -346,7 +319,7 @@ static int parse_words(struct opts *o, int argc, char **argv, int first)
 }
 
 /* Every option given is one the command takes, else why it is refused. */
-static int opts_taken(const struct opts *o)
+static int opts_taken(const struct opts *o, const struct lp_cmd *cmds)
 {
 	char who[96];
 	int id;
@@ -357,7 +330,7 @@ static int opts_taken(const struct opts *o)
 		return lp_err(LP_EUSAGE,
 			      "%s takes no --%s (an option of %s): drop it",
 			      o->cmd->name, opt_name(id),
-			      cmd_takers(id, who, sizeof(who)));
+			      cmd_takers(cmds, id, who, sizeof(who)));
 	}
 	return LP_OK;
 }
@@ -368,9 +341,10 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	int c, id, ret;
 
 	for (id = 0; id < OPT_NR; id++)
-		lo[id] = (struct option){ opt_table[id].name,
-					  opt_table[id].arg ? required_argument :
-					  no_argument, NULL, id };
+		lo[id] = (struct option){ opt_info(id)->name,
+					  opt_info(id)->arg ?
+					  required_argument : no_argument,
+					  NULL, id };
 	lo[OPT_NR] = (struct option){ NULL, 0, NULL, 0 };
 	opterr = 0;
 	optind = 0;
@@ -388,12 +362,13 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 }
 
 /* The command: argv[1] when it names one, else the old form's. */
-static int find_cmd(struct opts *o, int *argc, char ***argv)
+static int find_cmd(struct opts *o, const struct lp_cmd *cmds, int *argc,
+		    char ***argv)
 {
 	static struct old_form f;
 	int ret;
 
-	if (*argc > 1 && (o->cmd = cmd_find((*argv)[1])))
+	if (*argc > 1 && (o->cmd = cmd_find(cmds, (*argv)[1])))
 		return LP_OK;
 	if (*argc > 1 && (*argv)[1][0] != '-')
 		return lp_err(LP_EUSAGE,
@@ -401,12 +376,12 @@ static int find_cmd(struct opts *o, int *argc, char ***argv)
 			      (*argv)[1]);
 	/* fio-jobs/'s modes, with their own words (fio_import.c) */
 	if (*argc > 1 && !strncmp((*argv)[1], "--fio-", 6)) {
-		o->cmd = cmd_find((*argv)[1] + 2);
+		o->cmd = cmd_find(cmds, (*argv)[1] + 2);
 		if (o->cmd)
 			return LP_OK;
 	}
 	if (*argc > 1 && !strcmp((*argv)[1], "--help")) {
-		o->cmd = cmd_find("help");
+		o->cmd = cmd_find(cmds, "help");
 		return LP_OK;
 	}
 	memset(&f, 0, sizeof(f));
@@ -414,23 +389,25 @@ static int find_cmd(struct opts *o, int *argc, char ***argv)
 	if (ret != LP_OK)
 		return ret;
 	*argv = old_argv(&f, (*argv)[0], argc);
-	o->cmd = cmd_find((*argv)[1]);
+	o->cmd = cmd_find(cmds, (*argv)[1]);
 	return LP_OK;
 }
 
 /*
- * Parse the command line into @o. Returns LP_OK to run o->cmd, -1 when
- * done (--help), else an exit status after a one-line error. Callable
- * more than once (the fuzzer does): getopt is reset first.
+ * Parse the command line into @o, its command one of @cmds. Returns LP_OK
+ * to run o->cmd, -1 when done (--help), else an exit status after a
+ * one-line error. Callable more than once (the fuzzer does): getopt is
+ * reset first.
  */
-int opts_parse(struct opts *o, int argc, char **argv)
+int opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
+	       char **argv)
 {
 	int ret;
 
 	*o = (struct opts){ .size = 16 * MiB, .prefaults = 1u << PF_WRITE,
 			    .bs = 4096, .qd = 8, .ios = 2048, .repeat = 3,
 			    .pinner = "io_uring", .seconds = 30 };
-	ret = find_cmd(o, &argc, &argv);
+	ret = find_cmd(o, cmds, &argc, &argv);
 	if (ret != LP_OK)
 		return ret;
 	if (o->cmd->raw && argc == 3 && !strcmp(argv[2], "--help")) {
@@ -450,136 +427,5 @@ int opts_parse(struct opts *o, int argc, char **argv)
 		return lp_err(LP_EUSAGE,
 			      "no memory type: give --mem TYPE (longpin types lists them)");
 	ret = o->cmd->check ? o->cmd->check(o) : LP_OK;
-	return ret != LP_OK ? ret : opts_taken(o);
-}
-
-/* ---- help and manual page ---- */
-
-/* @n bytes of @s, LP_NBSP (a space no line breaks at) as a space */
-static void put_n(FILE *f, const char *s, int n)
-{
-	for (; n-- > 0; s++)
-		fputc(*s == LP_NBSP ? ' ' : *s, f);
-}
-
-void text_wrap(FILE *f, const char *text, int indent, int col)
-{
-	const char *p = text, *sp;
-	int n;
-
-	while (*p) {
-		n = strlen(p);
-		if (col + n > 79) {
-			for (sp = p + 79 - col; sp > p && *sp != ' '; sp--)
-				;
-			n = sp > p ? sp - p : n;
-		}
-		put_n(f, p, n);
-		fputc('\n', f);
-		p += n;
-		while (*p == ' ')
-			p++;
-		if (*p)
-			fprintf(f, "%*s", indent, "");
-		col = indent;
-	}
-}
-
-/* The options of a command, a paragraph each, for the terminal. */
-void opts_help(FILE *f, const struct lp_cmd_opt *opts)
-{
-	const struct lp_opt *op;
-	char left[64];
-	int n;
-
-	for (; opts->id != OPT_NR; opts++) {
-		op = &opt_table[opts->id];
-		n = snprintf(left, sizeof(left), "  --%s%s%s", op->name,
-			     op->arg ? " " : "", op->arg ? op->arg : "");
-		if (n > 19)
-			fprintf(f, "%s\n%19s", left, "");
-		else
-			fprintf(f, "%-19s", left);
-		text_wrap(f, opts->help ? opts->help : op->help, 19, 19);
-	}
-}
-
-/* @text for roff, inline: backslashes and hyphens escaped. */
-void man_esc(FILE *f, const char *text)
-{
-	const char *p;
-
-	for (p = text; *p; p++) {
-		if (*p == '\\')
-			fputs("\\e", f);
-		else if (*p == LP_NBSP)
-			fputs("\\ ", f);
-		else if (*p == '-')
-			fputs("\\-", f);
-		else
-			fputc(*p, f);
-	}
-}
-
-/* @text as a line of roff text: no line starts a request. */
-void man_text(FILE *f, const char *text)
-{
-	if (*text == '.' || *text == '\'')
-		fputs("\\&", f);
-	man_esc(f, text);
-	fputc('\n', f);
-}
-
-/* The options of a command as roff: a tagged paragraph each. */
-void opts_man(FILE *f, const struct lp_cmd_opt *opts)
-{
-	const struct lp_opt *op;
-
-	for (; opts->id != OPT_NR; opts++) {
-		op = &opt_table[opts->id];
-		fputs(op->arg ? ".TP\n.BI \\-\\-" : ".TP\n.B \\-\\-", f);
-		man_esc(f, op->name);
-		if (op->arg) {
-			fputs(" \" ", f);
-			man_esc(f, op->arg);
-			fputc('"', f);
-		}
-		fputc('\n', f);
-		man_text(f, opts->help ? opts->help : op->help);
-	}
-}
-
-/* The title of a list after a command's options ("Memory types"). */
-void items_head(FILE *f, bool man, const char *title)
-{
-	if (man)
-		fprintf(f, ".PP\n%s:\n", title);
-	else
-		fprintf(f, "\n%s:\n", title);
-}
-
-/* One item of such a list: its name and what it is. */
-void item_help(FILE *f, bool man, const char *name, const char *help)
-{
-	if (man) {
-		fputs(".TP\n.B ", f);
-		man_text(f, name);
-		man_text(f, help);
-		return;
-	}
-	fprintf(f, "  %-17s", name);
-	if (strlen(name) > 16)
-		fprintf(f, "\n%19s", "");
-	text_wrap(f, help, 19, 19);
-}
-
-/* "[--size N]", "--mem TYPE": one option in a synopsis */
-const char *opt_synopsis(enum opt_id id, bool needed, char *buf, size_t n)
-{
-	const struct lp_opt *op = &opt_table[id];
-
-	snprintf(buf, n, "%s--%s%s%s%s", needed ? "" : "[", op->name,
-		 op->arg ? LP_NBSP_S : "", op->arg ? op->arg : "",
-		 needed ? "" : "]");
-	return buf;
+	return ret != LP_OK ? ret : opts_taken(o, cmds);
 }

@@ -190,6 +190,27 @@ const void *table_find(const void *base, size_t n, size_t size, size_t off,
 	return NULL;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* min, median (the mean of the middle two when @n is even), max; sorts @v */
+struct stat3 stat3_of(double *v, unsigned int n)
+{
+	struct stat3 s = { 0, 0, 0 };
+
+	if (!n)
+		return s;
+	qsort(v, n, sizeof(*v), cmp_double);
+	s.min = v[0];
+	s.max = v[n - 1];
+	s.med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return s;
+}
+
 /* Append @word, the @i-th of @count, to a list "a", "a or b", "a, b or c". */
 void list_add(char *buf, size_t n, size_t i, size_t count, const char *word)
 {

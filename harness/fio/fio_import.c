@@ -13,49 +13,54 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fio.h"
 #include "longpin.h"
+#include "mem.h"
 
 /*
  * longpin's memory type for fio's mem= value @mem, whose file (if any) is
  * on @fs (DAX: @dax); "-" when longpin has none. What fio 3.33 does
  * (memory.c): malloc -> malloc(3), page-aligned start for O_DIRECT (glibc
- * mmaps it: private anon); shm/shmhuge -> shmget (+SHM_HUGETLB) + shmat;
- * mmap -> MAP_PRIVATE anon, or MAP_PRIVATE of the file (ftruncated by
- * fio); mmapshared -> MAP_SHARED of the file (not extended by fio),
- * without a file it is MAP_PRIVATE anon; mmaphuge with a file ->
- * MAP_SHARED of the hugetlbfs file, which is what longpin's memfd-hugetlb
- * is (a hugetlbfs inode mapped shared); without a file MAP_HUGETLB |
- * MAP_PRIVATE anon = longpin's hugetlb. A file of mmap: or mmapshared: is
- * what mem_file.c calls its file system (tmpfs, page cache or DAX; none
- * for ramfs), except on hugetlbfs: memfd-hugetlb.
+ * mmaps it: private anon, without MADV_HUGEPAGE);
+ * shm/shmhuge -> shmget (+SHM_HUGETLB) + shmat; mmap -> MAP_PRIVATE anon,
+ * or MAP_PRIVATE of the file (ftruncated by fio); mmapshared -> MAP_SHARED
+ * of the file (not extended by fio), without a file it is MAP_PRIVATE
+ * anon; mmaphuge with a file -> MAP_SHARED of the hugetlbfs file (a
+ * hugetlb type mapped shared, not SysV); without a file MAP_HUGETLB |
+ * MAP_PRIVATE anon. A file of mmap: or mmapshared: is a file type of the
+ * place mem_file.c gives its file system (tmpfs, page cache or DAX; none
+ * for ramfs), except on hugetlbfs: the shared hugetlb type. The types are
+ * found by what they are (mem_find_like()), not by their names.
  */
 static const char *fio_memtype(const char *mem, const char *fs, int dax)
 {
-	static char type[32];
-	const char *kind;
 	bool shared = !strncmp(mem, "mmapshared:", 11);
+	bool file = shared || !strncmp(mem, "mmap:", 5);
+	const struct mem_ops *ops;
+	enum mem_place place;
 
 	if (!strcmp(mem, "malloc") || !strcmp(mem, "mmap") ||
 	    !strcmp(mem, "mmapshared"))
-		return "anon";
-	if (!strcmp(mem, "shm"))
-		return "sysv-shm";
-	if (!strcmp(mem, "shmhuge"))
-		return "sysv-shm-huge";
-	if (!strcmp(mem, "mmaphuge"))
-		return "hugetlb";
-	if (!strncmp(mem, "mmaphuge:", 9))
-		return "memfd-hugetlb";
-	if (!shared && strncmp(mem, "mmap:", 5))
-		return "-";
-	if (dax != 1 && !strcmp(fs, "hugetlbfs"))
-		return "memfd-hugetlb";
-	kind = mem_file_kind(fs, dax);
-	if (!kind)
-		return "-";
-	snprintf(type, sizeof(type), "%s-%s", kind,
-		 shared ? "shared" : "private");
-	return type;
+		ops = mem_find_like(PLACE_NONE, MEM_ANON,
+				    MEM_THP | MEM_RDONLY | MEM_MULTI);
+	else if (!strcmp(mem, "shm"))
+		ops = mem_find_like(PLACE_NONE, MEM_SYSV, MEM_HUGETLB);
+	else if (!strcmp(mem, "shmhuge"))
+		ops = mem_find_like(PLACE_NONE, MEM_SYSV | MEM_HUGETLB, 0);
+	else if (!strcmp(mem, "mmaphuge"))
+		ops = mem_find_like(PLACE_NONE, MEM_HUGETLB | MEM_PRIVATE, 0);
+	else if (!strncmp(mem, "mmaphuge:", 9) ||
+		 (file && dax != 1 && !strcmp(fs, "hugetlbfs")))
+		ops = mem_find_like(PLACE_NONE, MEM_HUGETLB,
+				    MEM_PRIVATE | MEM_SYSV | MEM_MULTI);
+	else if (!file)
+		ops = NULL;
+	else if ((place = mem_file_place(fs, dax)) == PLACE_NONE)
+		ops = NULL;
+	else
+		ops = mem_find_like(place, shared ? 0 : MEM_PRIVATE,
+				    (shared ? MEM_PRIVATE : 0) | MEM_MULTI);
+	return ops ? ops->name : "-";
 }
 
 /*

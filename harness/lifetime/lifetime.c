@@ -11,17 +11,16 @@
  * This file is the one runner, for every pinner a case takes (io_uring,
  * rdma): the table of cases (each a struct lt_case in its lt_*.c file,
  * saying the types, pinners and options it takes), the --mem buffer,
- * pinner and I/O target each one gets per prefault, the helpers they
- * share (lifetime.h) and their rows.
+ * pinner and I/O target each one gets per prefault, and the checks of the
+ * command line. What the cases share is lt_common.c's, their rows
+ * lt_row.c's (lifetime.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "lifetime.h"
@@ -33,42 +32,6 @@ static const struct lt_case *const cases[] = {
 	&lt_case_lazyfree, &lt_case_unreg_inflight, &lt_case_close_ring, &lt_case_update,
 	&lt_case_cycles, &lt_case_memlock, &lt_case_limits,
 };
-
-static void lt_vnote(struct lt *t, const char *fmt, va_list ap)
-{
-	size_t len = strlen(t->note);
-
-	if (len && len + 2 < sizeof(t->note)) {
-		strcpy(t->note + len, "; ");
-		len += 2;
-	}
-	vsnprintf(t->note + len, sizeof(t->note) - len, fmt, ap);
-}
-
-void lt_note(struct lt *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	lt_vnote(t, fmt, ap);
-	va_end(ap);
-}
-
-/*
- * A check beside the case's answer failed (a pin left, an unregistration
- * refused): noted, and the row fails whatever the contract expects.
- * Returns -EIO.
- */
-int lt_fail(struct lt *t, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	lt_vnote(t, fmt, ap);
-	va_end(ap);
-	t->failed = true;
-	return -EIO;
-}
 
 /* A temp target of 4 x chk next to the memory: want at 0, zeros after. */
 static int target_open(struct lt *t)
@@ -99,143 +62,17 @@ static int target_open(struct lt *t)
 	return 0;
 }
 
-/* Does target[@off, +chk) hold @exp? -EIO with a note if not. */
-int lt_target_holds(struct lt *t, off_t off, const void *exp,
-		    const char *what)
+/* Is @ops of the case's memory types: every flag it has, none it lacks? */
+static bool type_fits(const struct lt_case *k, const struct mem_ops *ops)
 {
-	if (pread(t->tfd, t->got, t->chk, off) != (ssize_t)t->chk)
-		return -errno ? -errno : -EIO;
-	if (!memcmp(t->got, exp, t->chk))
-		return 0;
-	lt_note(t, "data check: %s", what);
-	strcpy(t->check, "mismatch");
-	return -EIO;
-}
-
-/*
- * READ_FIXED the target's pattern (t->want, at offset 0) into the
- * registered address @at: then @seen, where the buffer is now, holds it,
- * else -EIO with a note (@what).
- */
-int lt_read_check(struct lt *t, void *at, const void *seen, const char *what)
-{
-	int ret = fixed_io(lt_ring(t), false, t->tfd, at, t->chk, 0, 0);
-
-	return ret ? ret : lt_mem_holds(t, seen, t->want, what);
-}
-
-/*
- * WRITE_FIXED from the registered address @from to the target at @off:
- * then the target there holds @exp, else -EIO with a note (@what).
- */
-int lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
-		   const char *what)
-{
-	int ret = fixed_io(lt_ring(t), true, t->tfd, from, t->chk, off, 0);
-
-	return ret ? ret : lt_target_holds(t, off, exp, what);
-}
-
-int lt_mem_holds(struct lt *t, const void *p, const void *exp,
-		 const char *what)
-{
-	if (!memcmp(p, exp, t->chk))
-		return 0;
-	lt_note(t, "data check: %s", what);
-	strcpy(t->check, "mismatch");
-	return -EIO;
-}
-
-struct io_uring *lt_ring(struct lt *t)
-{
-	return io_uring_ring(&t->p);
-}
-
-/* Pin the case's buffer through the run's pinner: its answer. */
-int lt_reg(struct lt *t)
-{
-	struct pin_answer a = { .pinned = -1 };
-
-	t->p.ops->pin(&t->p, &t->m, &a);
-	t->r.reg_ns = a.pin_ns;
-	t->r.vmpin[1] = vmpin_kb();
-	t->registered = a.held;
-	if (a.result)
-		lt_note(t, "%s answered %d (%s)", t->p.ops->pin_call, a.result,
-			errno_name(a.result));
-	return a.result;
-}
-
-int lt_unreg(struct lt *t)
-{
-	struct pin_answer a = { .pinned = -1 };
-	int ret = t->p.ops->unpin(&t->p, &t->m, &a);
-
-	t->r.unreg_ns = a.unpin_ns;
-	t->registered = a.held;
-	/* LONGPIN_TEST_FAULT=unreg-fail: the answer of a second one */
-	if (!ret && lp_test_fault("unreg-fail"))
-		ret = t->p.ops->unpin(&t->p, &t->m, &a);
-	if (ret)
-		lt_fail(t, "unregistration answered %d (%s)%s%s", ret,
-			errno_name(ret), a.note[0] ? ": " : "", a.note);
-	return ret;
-}
-
-/* VmPin must still be what the registration made it. */
-int lt_pin_held(struct lt *t, const char *after)
-{
-	long v = vmpin_kb();
-
-	if (v == t->r.vmpin[1])
-		return 0;
-	lt_note(t, "VmPin %ld kB after %s, %ld kB when registered", v, after,
-		t->r.vmpin[1]);
-	return -EIO;
-}
-
-/* Poll VmPin for up to @ms until it is back at its old value. */
-long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took)
-{
-	return vmpin_wait(t->r.vmpin[0], ms, took);
-}
-
-/* The contract's name of the run's pin ("io_uring", "rdma"). */
-static const char *lt_key(struct lt *t, char *buf, size_t n)
-{
-	return pinner_key(buf, n, t->o);
-}
-
-/* The row expects the contract's answer for TYPE, if it has one. */
-bool lt_expect(struct lt *t)
-{
-	bool nofault;
-	char key[32];
-
-	t->r.have_expected = contract_lookup_pinner(t->c, lt_key(t, key, sizeof(key)),
-						    t->ops->name, t->pf, t->m.len,
-						    &t->r.expected, &nofault);
-	return t->r.have_expected;
-}
-
-/* Is @ops among the case's memory types (all when it lists none)? */
-static bool type_listed(const struct lt_case *k, const struct mem_ops *ops)
-{
-	const char *const *n;
-
-	if (!k->types)
-		return true;
-	for (n = k->types; *n; n++)
-		if (!strcmp(*n, ops->name))
-			return true;
-	return false;
+	return (ops->flags & k->has) == k->has && !(ops->flags & k->lacks);
 }
 
 /*
  * Set up the case's buffer and prefault it: returns mem_setup()'s exit
  * status; *pop gets the prefault's answer, which the case goes on with.
  */
-int lt_mem_up(struct lt *t, int *pop)
+static int lt_mem_up(struct lt *t, int *pop)
 {
 	int ret = mem_setup(&t->m, t->ops, t->o);
 
@@ -248,116 +85,11 @@ int lt_mem_up(struct lt *t, int *pop)
 	return LP_OK;
 }
 
-/* Does the case apply to memory type @ops: listed, and no flag it skips? */
-bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops)
+/* Does the case apply to memory type @ops: of its types, no flag it skips? */
+static bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops)
 {
-	return type_listed(k, ops) && !(ops->flags & k->skip_flags) &&
+	return type_fits(k, ops) && !(ops->flags & k->skip_flags) &&
 	       !(k->why_not && k->why_not(ops));
-}
-
-/*
- * On a row whose contract names a known defect (data lost after the
- * unpin and reclaim, answered -EIO): "defect" only when that is what
- * happened, every step before the compare held and no other check
- * failed; "fixed" when the data survived (the contract is stale there);
- * anything else fails, with its own cause in the note.
- */
-static enum row_defect defect_of(struct lt *t, int result)
-{
-	if (!result && !t->failed && t->r.unexercised)
-		return DEFECT_NONE;
-	if (!result && !t->failed) {
-		lt_note(t, "the contract's known defect (-%s, data lost) did not show: the data survived; correct the contract if this kernel keeps it",
-			errno_name(t->r.expected));
-		return DEFECT_ABSENT;
-	}
-	if (result == t->r.expected && t->lost && !t->failed)
-		return DEFECT_SHOWN;
-	t->failed = true;
-	lt_note(t, "not the contract's known defect (data lost after reclaim): a failure of its own");
-	return DEFECT_NONE;
-}
-
-/* Judge, print and write one row; returns its exit status. */
-int lt_emit(struct lt *t, const char *op, int result)
-{
-	enum row_defect d = DEFECT_NONE;
-	struct row *r = &t->r;
-	int ret;
-
-	r->result = result;
-	r->op = op;
-	if (!r->have_expected && !t->unchecked) {
-		r->have_expected = true;
-		r->expected = 0;
-	}
-	snprintf(r->io.check, sizeof(r->io.check), "%s", t->check);
-	if (t->defect && r->have_expected && r->expected)
-		d = defect_of(t, result);
-	/*
-	 * A failed check of the case answers -EIO: the answer judges it
-	 * where one is expected; where none is, it still fails. A failed
-	 * check beside the answer (t->failed) fails whatever was expected.
-	 */
-	ret = row_judge(r, t->failed || (!r->have_expected && result == -EIO),
-			d, t->note);
-	ret = row_write(r, t->o, !t->header_done, ret);
-	t->header_done = true;
-	if (ret == LP_OK && !strcmp(r->verdict, "unexercised"))
-		return LT_UNEXERCISED;
-	return ret;
-}
-
-/* The row of a case that did not run at t->pf: verdict skip, @why. */
-static int lt_skip_row(struct lt *t, const char *why)
-{
-	char op[48], key[32];
-	struct row r = { .kernel = kernel_release(),
-			 .contract = contract_name(t->c), .mem = t->ops->name,
-			 .pf = t->pf, .size = t->o->size, .op = op,
-			 .pinner = pinner_find(t->o->pinner)->name };
-
-	snprintf(op, sizeof(op), "lifetime-%s", t->k->name);
-	r.have_expected = contract_lookup_case_pinner(t->c,
-		pinner_key(key, sizeof(key), t->o), t->k->name, t->ops->name,
-		t->pf, t->o->size, &r.expected, &t->defect);
-	return row_skip(&r, t->o, why);
-}
-
-void lt_row_reset(struct lt *t, const char *mem, size_t size)
-{
-	t->r = (struct row){ .kernel = kernel_release(),
-			     .contract = contract_name(t->c), .mem = mem,
-			     .pinner = t->p.info ? t->p.info->name : NULL,
-			     .pf = t->pf, .size = size, .fs_type = "-",
-			     .dax = -1, .thp_kb = -1, .pin_acq = -1,
-			     .pin_rel = -1, .resident = { -1, -1 },
-			     .dirty_kb = { -1, -1 } };
-	t->note[0] = '\0';
-	t->unchecked = t->defect = t->lost = t->failed = false;
-	strcpy(t->check, "-");
-	t->r.vmpin[0] = t->r.vmpin[1] = t->r.vmpin[2] = vmpin_kb();
-	/* --concurrent: others pin meanwhile, the deltas would be theirs too */
-	if (t->o->concurrent || vmstat_pins(&t->acq0, &t->rel0))
-		t->acq0 = t->rel0 = -1;
-}
-
-void lt_row_counters(struct lt *t)
-{
-	long acq, rel;
-
-	if (t->acq0 >= 0 && !vmstat_pins(&acq, &rel)) {
-		t->r.pin_acq = acq - t->acq0;
-		t->r.pin_rel = rel - t->rel0;
-	}
-}
-
-/* VmPin did not come back: the row fails; returns @ret, or -EIO for 0. */
-int lt_leak(struct lt *t, int ret)
-{
-	lt_fail(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
-		t->r.vmpin[2]);
-	return ret ? ret : -EIO;
 }
 
 static void leak_end(struct lt *t)
@@ -386,7 +118,7 @@ static int needs_registrable(struct lt *t, const struct lt_case *k)
 
 	if (k->refused_too)
 		return 0;
-	if (!contract_lookup_pinner(t->c, lt_key(t, key, sizeof(key)),
+	if (!contract_lookup_pinner(t->c, pinner_key(key, sizeof(key), t->o),
 				    t->ops->name, t->pf, t->o->size, &err,
 				    &nofault) || !err)
 		return 0;
@@ -403,9 +135,9 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 	snprintf(op, sizeof(op), "lifetime-%s", k->name);
 	lt_row_reset(t, t->ops->name, t->o->size);
 	t->r.have_expected = contract_lookup_case_pinner(t->c,
-		lt_key(t, key, sizeof(key)), k->name, t->ops->name, t->pf,
-		t->o->size, &t->r.expected, &t->defect);
-	if (!type_listed(k, t->ops)) {
+		pinner_key(key, sizeof(key), t->o), k->name, t->ops->name,
+		t->pf, t->o->size, &t->r.expected, &t->defect);
+	if (!type_fits(k, t->ops)) {
 		lt_note(t, "%s: %s", t->ops->name, k->why);
 		return LT_SKIP;
 	}
@@ -429,7 +161,7 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 			      k->name);
 	if (!ret && !k->no_target)
 		ret = target_open(t);
-	/* after the setup, as the cases did it themselves before */
+	/* after the setup: a type that cannot be set up here skips for that */
 	if (!ret && (t->ops->flags & k->skip_flags)) {
 		lt_note(t, "%s: %s", t->ops->name, k->why_flags);
 		return LT_SKIP;
@@ -503,7 +235,6 @@ static int case_unknown(const char *name)
 	return lp_err(LP_EUSAGE, "lifetime %s: no such case: give %s", name, list);
 }
 
-const char *const lt_pinners_unpin[] = { "io_uring", "rdma", NULL };
 static const char *const io_uring_only[] = { "io_uring", NULL };
 
 static const char *const *case_pinners(const struct lt_case *k)
@@ -690,12 +421,17 @@ int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 	const struct lt_case *k = case_find(o->lcase);
 	struct lt t = { .o = o, .c = c, .ops = ops, .k = k, .tfd = -1 };
 	int worst = LP_OK, ret, ran = 0, skips = 0, unexercised = 0;
-	size_t len;
+	const struct mem_ops *own;
+	size_t len, i;
 	char why[sizeof(t.note)] = "", skipped[32] = "";
 
-	if (k->own_mem && !lt_case_applies(k, ops))
+	/* a case that maps its own memory: --mem names the type it is */
+	if (k->own_mem && !lt_case_applies(k, ops)) {
+		for (i = 0; (own = mem_nth(i)) && !lt_case_applies(k, own); i++)
+			;
 		return lp_err(LP_SKIP, "lifetime %s runs on %s memory only (--mem %s)",
-			      k->name, k->types[0], k->types[0]);
+			      k->name, own ? own->name : "no", own ? own->name : "-");
+	}
 	t.want = aligned_alloc(4096, LT_CHECK_MAX);
 	t.got = aligned_alloc(4096, LT_CHECK_MAX);
 	if (!t.want || !t.got)

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The lifetime cases: a case's state, its entry in the case table
- * (lifetime.c lists them, one lt_*.c file each case or pair of cases),
- * and the helpers the cases share. A case pins through the pinner of the
- * run (t->p: io_uring unless --pinner), and says which pinners it takes.
+ * The lifetime cases: the command's entry points, a case's state, its
+ * entry in the case table (lifetime.c lists them, one lt_*.c file each
+ * case or pair of cases), and the helpers the cases share. A case pins,
+ * and has the device read and write, through the pinner of the run (t->p:
+ * io_uring unless --pinner) and its operations alone, and says which
+ * pinners it takes.
  */
 #ifndef LONGPIN_LIFETIME_H
 #define LONGPIN_LIFETIME_H
 
-#include <liburing.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "longpin.h"
+#include "mem.h"
 #include "pinner.h"
 
 #define LT_CHECK_MAX	(1 * MiB)	/* bytes of each data check */
@@ -54,13 +57,21 @@ struct lt_case {
 	bool own_mem;			/* does not set --mem up itself */
 	bool no_target;			/* needs no I/O target file */
 	bool refused_too;		/* runs where the contract refuses TYPE */
-	const char *const *types;	/* the memory types it applies to (NULL: all) */
-	const char *why;		/* why not to the others */
+	/*
+	 * the memory types it applies to: those whose flags hold every
+	 * MEM_* of @has and none of @lacks (0, 0: all); @why: why not the
+	 * others
+	 */
+	unsigned int has, lacks;
+	const char *why;
 	unsigned int skip_flags;	/* nor to types with these MEM_* flags */
 	const char *why_flags;		/* why not */
 	/* optional: NULL when it can do what it tests on @ops, else why not */
 	const char *(*why_not)(const struct mem_ops *ops);
-	/* the pinners it takes (NULL: io_uring alone, whose ring it uses) */
+	/*
+	 * the pinners it takes (NULL: io_uring alone, whose operations it
+	 * uses: fixed I/O, I/O in flight, its buffer table, its ring's exit)
+	 */
 	const char *const *pinners;
 	bool own_unpin_check;		/* waits for VmPin itself (close-ring) */
 	bool checks_data;		/* its data check is "ok" when it answers 0 */
@@ -77,12 +88,24 @@ extern const struct lt_case lt_case_munmap, lt_case_fork, lt_case_truncate,
 	lt_case_reclaim_pinned, lt_case_lazyfree, lt_case_unreg_inflight, lt_case_close_ring,
 	lt_case_update, lt_case_cycles, lt_case_memlock, lt_case_limits;
 
-/* lifetime.c: what the cases share */
+/* lifetime.c: longpin lifetime CASE */
+int lifetime_check(struct opts *o);
+/* the case RLIMIT_MEMLOCK is its to test: no check of it up front */
+bool lifetime_own_limits(const struct opts *o);
+int lifetime_run(const struct mem_ops *ops, const struct opts *o,
+		 const struct contract *c);
+/*
+ * lifetime CASE --list: the memory types CASE applies to; NULL: the cases
+ * (with --pinner: those that take it)
+ */
+int lifetime_list(const char *name, const struct opts *o);
+void lifetime_more(FILE *f, bool man);
+
+/* lt_common.c: what the cases share */
 void lt_note(struct lt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 int lt_fail(struct lt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int lt_io(struct lt *t, bool write, void *buf, size_t len, off_t off);
 int lt_target_holds(struct lt *t, off_t off, const void *exp,
 		    const char *what);
 int lt_mem_holds(struct lt *t, const void *p, const void *exp,
@@ -91,23 +114,22 @@ int lt_mem_holds(struct lt *t, const void *p, const void *exp,
 int lt_read_check(struct lt *t, void *at, const void *seen, const char *what);
 int lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
 		   const char *what);
-/* io_uring's ring, for the cases that take io_uring alone */
-struct io_uring *lt_ring(struct lt *t);
 int lt_reg(struct lt *t);
 int lt_unreg(struct lt *t);
 int lt_pin_held(struct lt *t, const char *after);
 long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
-int lt_leak(struct lt *t, int ret);
-bool lt_expect(struct lt *t);
-bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops);
 /* lt_cycles.c: nr_foll_pin balanced over @n cycles answering @answer */
 int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
-int lt_mem_up(struct lt *t, int *pop);
 int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
 		  unsigned int n, int answer);
-/* the rows of a case that makes its own (limits) */
+
+/* lt_row.c: the rows; a case that makes its own (limits) calls them too */
+bool lt_expect(struct lt *t);
 void lt_row_reset(struct lt *t, const char *mem, size_t size);
 void lt_row_counters(struct lt *t);
+int lt_leak(struct lt *t, int ret);
 int lt_emit(struct lt *t, const char *op, int result);
+/* the row of a case that did not run at t->pf: verdict skip, @why */
+int lt_skip_row(struct lt *t, const char *why);
 
 #endif

@@ -8,11 +8,6 @@
 
 #include "lifetime.h"
 
-static const char *const private_types[] = {
-	"anon", "anon-thp", "hugetlb", "tmpfs-private", "file-private",
-	"fsdax-private", NULL
-};
-
 /* Child: overwrite its copy of the buffer, exit 0. */
 static void fork_child(struct lt *t)
 {
@@ -53,6 +48,6 @@ const struct lt_case lt_case_fork = {
 	.name = "fork",
 	.checks_data = true,
 	.help = "fork a child that writes its copy: the parent's pinned pages stay the parent's, READ_FIXED lands in them",
-	.run = lt_fork, .types = private_types,
+	.run = lt_fork, .has = MEM_PRIVATE, .lacks = MEM_RDONLY,
 	.why = "not a private mapping: the child's writes are the parent's by design",
 };

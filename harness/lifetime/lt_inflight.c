@@ -10,23 +10,20 @@
 static int reap(struct lt *t, unsigned int n, unsigned int bs,
 		unsigned int *good)
 {
-	struct __kernel_timespec ts = { .tv_sec = 10 };
-	struct io_uring_cqe *cqe;
-	int ret = 0, err;
+	int ret = 0, err, res;
 	unsigned int i;
 
 	for (*good = 0, i = 0; i < n; i++) {
-		err = io_uring_wait_cqe_timeout(lt_ring(t), &cqe, &ts);
+		err = t->p.ops->io_reap(&t->p, 10000, &res);
 		if (err) {
 			lt_note(t, "%u of %u completions, then %s", i, n,
 				errno_name(err));
 			return err;
 		}
-		if (cqe->res == (int)bs)
+		if (res == (int)bs)
 			(*good)++;
 		else if (!ret)
-			ret = cqe->res < 0 ? cqe->res : -EIO;
-		io_uring_cqe_seen(lt_ring(t), cqe);
+			ret = res < 0 ? res : -EIO;
 	}
 	return ret;
 }
@@ -34,7 +31,7 @@ static int reap(struct lt *t, unsigned int n, unsigned int bs,
 /* Unregister while READ_FIXED are in flight: it returns, all complete. */
 static int lt_unreg_inflight(struct lt *t)
 {
-	unsigned int bs = t->o->bs, n = LT_INFLIGHT, i, good, ready;
+	unsigned int bs = t->o->bs, n = LT_INFLIGHT, good, ready;
 	char *buf = t->m.addr;
 	uint64_t t0;
 	int ret, uret;
@@ -48,13 +45,10 @@ static int lt_unreg_inflight(struct lt *t)
 	ret = lt_reg(t);
 	if (ret)
 		return ret;
-	for (i = 0; i < n; i++)
-		io_uring_prep_read_fixed(io_uring_get_sqe(lt_ring(t)),
-					 t->tfd, buf + i * bs, bs, i * bs, 0);
-	ret = io_uring_submit(lt_ring(t));
+	ret = t->p.ops->io_start(&t->p, t->tfd, buf, bs, n);
 	if (ret != (int)n)
 		return ret < 0 ? ret : -EIO;
-	ready = io_uring_cq_ready(lt_ring(t));
+	ready = t->p.ops->io_ready(&t->p);
 	t0 = now_ns();
 	uret = lt_unreg(t);
 	lt_note(t, "unregistered in %.0f us with %u of %u READ_FIXED completed",

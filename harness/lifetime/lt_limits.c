@@ -19,7 +19,7 @@ static int limit_row(struct lt *t, const char *op, unsigned int bufs,
 	char *p;
 	int ret;
 
-	lt_row_reset(t, "anon", total);
+	lt_row_reset(t, t->ops->name, total);
 	t->r.have_expected = true;
 	t->r.expected = expected;
 	p = mmap(NULL, total, PROT_READ | PROT_WRITE,
@@ -33,10 +33,10 @@ static int limit_row(struct lt *t, const char *op, unsigned int bufs,
 		p[i] = t->pf == PF_WRITE ? 1 : *(volatile char *)(p + i);
 	for (i = 0; i < bufs; i++)
 		iov[i] = (struct iovec){ .iov_base = p + i * len, .iov_len = len };
-	ret = io_uring_register_buffers(lt_ring(t), iov, bufs);
+	ret = t->p.ops->table_pin(&t->p, iov, bufs);
 	t->r.vmpin[1] = vmpin_kb();
 	if (!ret) {
-		io_uring_unregister_buffers(lt_ring(t));
+		t->p.ops->table_unpin(&t->p);
 		if (t->r.vmpin[1] - t->r.vmpin[0] != (long)(total / KiB)) {
 			lt_note(t, "VmPin grew %ld kB, want %zu",
 				t->r.vmpin[1] - t->r.vmpin[0], total / KiB);
@@ -79,11 +79,9 @@ static int lt_limits(struct lt *t)
 	return worst;
 }
 
-static const char *const anon_only[] = { "anon", NULL };
-
 const struct lt_case lt_case_limits = {
 	.name = "limits",
 	.help = "the kernel's limits on buffers: 16384 and 16385 buffers, 1 GiB and 1 GiB + 4 KiB, four rows on anon",
 	.run = lt_limits, .own_mem = true, .no_target = true,
-	.types = anon_only,
+	.has = MEM_ANON, .lacks = MEM_THP | MEM_RDONLY,
 };

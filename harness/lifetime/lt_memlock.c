@@ -29,11 +29,11 @@ static long headroom_kb(struct lt *t, size_t limit)
 	while (lo < hi) {
 		mid = (lo + hi + 1) / 2;
 		iov = (struct iovec){ .iov_base = p, .iov_len = mid * 4096 };
-		ret = io_uring_register_buffers(lt_ring(t), &iov, 1);
+		ret = t->p.ops->table_pin(&t->p, &iov, 1);
 		if (ret && ret != -ENOMEM)
 			break;
 		if (!ret)
-			io_uring_unregister_buffers(lt_ring(t));
+			t->p.ops->table_unpin(&t->p);
 		if (!ret)
 			lo = mid;
 		else

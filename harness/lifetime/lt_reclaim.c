@@ -358,12 +358,10 @@ const struct lt_case lt_case_reclaim_pinned = {
 	.why_not = reclaim_why_not,
 };
 
-static const char *const lazyfree_types[] = { "anon", "anon-thp", NULL };
-
 const struct lt_case lt_case_lazyfree = {
 	.name = "lazyfree",
 	.help = "as reclaim, on private anonymous memory written and MADV_FREEd before the pin",
-	.run = lt_lazyfree, .types = lazyfree_types,
+	.run = lt_lazyfree, .has = MEM_ANON, .lacks = MEM_RDONLY,
 	.why = "MADV_FREE frees only private anonymous memory lazily",
 	.pinners = lt_pinners_unpin,
 };

@@ -8,8 +8,6 @@
 
 #include "lifetime.h"
 
-static const char *const shmem_file_types[] = { "memfd", "tmpfs-shared", NULL };
-
 /*
  * The file under the buffer loses its pages: the pinned ones still
  * hold what they held and take fixed I/O both ways. The mapping itself
@@ -35,7 +33,7 @@ static int lt_shrink(struct lt *t)
 			     "WRITE_FIXED lost the pinned pages' data");
 	/* new contents into them, and out again */
 	if (!ret)
-		ret = fixed_io(lt_ring(t), false, t->tfd, buf, t->chk, 0, 0);
+		ret = t->p.ops->fixed_io(&t->p, false, t->tfd, buf, t->chk, 0);
 	if (!ret)
 		ret = lt_write_check(t, buf, 2 * t->chk, t->want,
 				     "READ_FIXED then WRITE_FIXED differ");
@@ -47,7 +45,7 @@ const struct lt_case lt_case_truncate = {
 	.name = "truncate",
 	.checks_data = true,
 	.help = "truncate the shmem file under the pin: the pinned pages keep their data and take fixed I/O both ways",
-	.run = lt_shrink, .types = shmem_file_types,
+	.run = lt_shrink, .has = MEM_SHMEM_FILE,
 	.why = "needs a shmem file (memfd, tmpfs-shared)",
 };
 
@@ -55,6 +53,6 @@ const struct lt_case lt_case_punch = {
 	.name = "punch",
 	.checks_data = true,
 	.help = "punch a hole in the shmem file under the pin: as truncate",
-	.run = lt_shrink, .arg = 1, .types = shmem_file_types,
+	.run = lt_shrink, .arg = 1, .has = MEM_SHMEM_FILE,
 	.why = "needs a shmem file (memfd, tmpfs-shared)",
 };

@@ -12,11 +12,8 @@
 static int update0(struct lt *t, void *addr, size_t len)
 {
 	struct iovec iov = { .iov_base = addr, .iov_len = len };
-	__u64 tag = 0;
-	int ret = io_uring_register_buffers_update_tag(lt_ring(t), 0, &iov,
-						      &tag, 1);
 
-	return ret < 0 ? ret : ret == 1 ? 0 : -EIO;
+	return t->p.ops->table_update(&t->p, 0, &iov);
 }
 
 /*
@@ -34,7 +31,7 @@ static int lt_update(struct lt *t)
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (anon == MAP_FAILED)
 		return -errno;
-	ret = io_uring_register_buffers_sparse(lt_ring(t), 1);
+	ret = t->p.ops->table_pin(&t->p, NULL, 1);
 	if (!ret) {
 		t->registered = true;
 		ret = update0(t, anon, t->chk);
@@ -53,8 +50,8 @@ static int lt_update(struct lt *t)
 		goto out;
 	}
 	memset(upd ? anon : t->m.addr, 0, t->chk);
-	ret = fixed_io(lt_ring(t), false, t->tfd, upd ? anon : t->m.addr,
-			  t->chk, 0, 0);
+	ret = t->p.ops->fixed_io(&t->p, false, t->tfd, upd ? anon : t->m.addr,
+				 t->chk, 0);
 	if (ret)
 		lt_note(t, "READ_FIXED into slot 0 (%s buffer): %s",
 			upd ? "the old anon" : "the new", errno_name(ret));

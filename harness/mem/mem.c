@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The memory backends: one struct mem_ops per memory type, defined and
- * registered (MEM_REGISTER, mem_ops.h) in the file of its backing:
+ * registered (MEM_REGISTER, mem.h) in the file of its backing:
  * mem_anon.c (anonymous memory and buffers made of anon and a hole or a
  * memfd), mem_shm.c (SysV), mem_memfd.c, mem_secretmem.c, mem_hugetlb.c,
  * mem_file.c (tmpfs, page-cache and fsdax files, and the buffers that end
  * in a shared file mapping) and mem_devdax.c. This file is the registry
- * (the types by .order: `longpin types`) and what the backends share: the
- * places a type's memory comes from (--dir, --dev and their variables),
- * size rules, setup and teardown, prefaulting and its SIGBUS, temp files.
- * A type's name is a CSV key.
+ * (the types by .order: `longpin types`, and by what they are: their
+ * place and flags) and what the backends share: the places a type's
+ * memory comes from (--dir, --dev and their variables), size rules, setup
+ * and teardown, prefaulting and its SIGBUS, temp files. A type's name is
+ * a CSV key.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,10 +26,9 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "longpin.h"
-#include "mem_ops.h"
+#include "mem.h"
 
-/* every MEM_REGISTER()ed type (mem_ops.h), in link order */
+/* every MEM_REGISTER()ed type (mem.h), in link order */
 extern const struct mem_ops *const __start_lp_mem_types[];
 extern const struct mem_ops *const __stop_lp_mem_types[];
 
@@ -79,6 +79,19 @@ const struct mem_ops *mem_nth(size_t i)
 
 	all = registry(&n);
 	return all && i < n ? all[i] : NULL;
+}
+
+const struct mem_ops *mem_find_like(enum mem_place place, unsigned int has,
+				    unsigned int lacks)
+{
+	const struct mem_ops *ops;
+	size_t i;
+
+	for (i = 0; (ops = mem_nth(i)); i++)
+		if (ops->place == place && (ops->flags & has) == has &&
+		    !(ops->flags & lacks))
+			return ops;
+	return NULL;
 }
 
 void mem_list(void)

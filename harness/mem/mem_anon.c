@@ -7,7 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mem_ops.h"
+#include "mem.h"
 
 /*
  * Private anonymous memory in small pages, whatever the kernel's THP
@@ -143,6 +143,7 @@ static const struct mem_ops mem_anon_ops = {
 	.help = "private anonymous memory (MAP_PRIVATE|MAP_ANONYMOUS), small pages (MADV_NOHUGEPAGE)",
 	.map = "private",
 	.backing = "anon",
+	.flags = MEM_PRIVATE | MEM_ANON,
 	.arg = MAP_PRIVATE,
 	.setup = anon_setup,
 };
@@ -154,7 +155,7 @@ static const struct mem_ops mem_anon_thp_ops = {
 	.help = "private anonymous, 2 MiB aligned, MADV_HUGEPAGE",
 	.map = "private",
 	.backing = "anon",
-	.flags = MEM_THP,
+	.flags = MEM_THP | MEM_PRIVATE | MEM_ANON,
 	.setup = anon_thp_setup,
 };
 MEM_REGISTER(mem_anon_thp_ops);
@@ -176,7 +177,7 @@ static const struct mem_ops mem_readonly_ops = {
 	.help = "private anonymous memory made PROT_READ after the prefault",
 	.map = "private",
 	.backing = "anon",
-	.flags = MEM_RDONLY,
+	.flags = MEM_RDONLY | MEM_PRIVATE | MEM_ANON,
 	.arg = MAP_PRIVATE,
 	.setup = anon_setup,
 	.populate = readonly_populate,

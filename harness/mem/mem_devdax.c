@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "mem_ops.h"
+#include "mem.h"
 
 /* /sys/dev/char/MAJ:MIN/ATTR as a number, or -1. */
 static long long sysfs_dev_attr(dev_t rdev, const char *attr)

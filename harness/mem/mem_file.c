@@ -12,47 +12,35 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "mem_ops.h"
-
-enum file_kind { FK_TMPFS, FK_PAGECACHE, FK_DAX, FK_NONE };
+#include "mem.h"
 
 /*
- * What a file on @fs (statx DAX: @dax) is to these backends. hugetlbfs and
- * ramfs are neither tmpfs nor page cache that is written back: no type.
+ * What a file on @fs (statx DAX: @dax) is to these backends: the place
+ * of the types that map it. hugetlbfs and ramfs are neither tmpfs nor
+ * page cache that is written back: no type.
  */
-static enum file_kind file_kind_of(const char *fs, int dax)
+enum mem_place mem_file_place(const char *fs, int dax)
 {
 	if (dax == 1)
-		return FK_DAX;
+		return PLACE_DAX;
 	if (!strcmp(fs, "tmpfs"))
-		return FK_TMPFS;
+		return PLACE_TMPFS;
 	if (!strcmp(fs, "hugetlbfs") || !strcmp(fs, "ramfs"))
-		return FK_NONE;
-	return FK_PAGECACHE;
-}
-
-/* The start of the memory type of a file on @fs: "tmpfs", "file", "fsdax". */
-const char *mem_file_kind(const char *fs, int dax)
-{
-	static const char *const names[] = {
-		[FK_TMPFS] = "tmpfs", [FK_PAGECACHE] = "file",
-		[FK_DAX] = "fsdax", [FK_NONE] = NULL,
-	};
-
-	return names[file_kind_of(fs, dax)];
+		return PLACE_NONE;
+	return PLACE_PAGECACHE;
 }
 
 static int file_kind_check(const struct mem *m, const char *dir,
-			   enum file_kind kind, const char *name)
+			   enum mem_place kind, const char *name)
 {
-	if (file_kind_of(m->fs_type, m->dax) == kind)
+	if (mem_file_place(m->fs_type, m->dax) == kind)
 		return LP_OK;
 	switch (kind) {
-	case FK_TMPFS:
+	case PLACE_TMPFS:
 		return lp_err(LP_EUSAGE,
 			      "%s: --dir %s is %s, not tmpfs: give a tmpfs directory (default /dev/shm)",
 			      name, dir, m->fs_type);
-	case FK_PAGECACHE:
+	case PLACE_PAGECACHE:
 		if (m->dax == 1)
 			return lp_err(LP_EUSAGE,
 				      "%s: files in --dir %s are DAX: use fsdax-%s, or a mount without -o dax",
@@ -68,11 +56,9 @@ static int file_kind_check(const struct mem *m, const char *dir,
 }
 
 /*
- * A file of the type's kind in --dir, mapped as the type says: arg is
- * FILE_ARG(kind, MAP_SHARED or MAP_PRIVATE).
+ * A file in --dir of the type's place (tmpfs, page cache, DAX), mapped
+ * as the type says: arg is MAP_SHARED or MAP_PRIVATE.
  */
-#define FILE_ARG(kind, flags)	((unsigned long)(kind) << 8 | (flags))
-
 static int file_setup(struct mem *m, const struct opts *o)
 {
 	const char *dir = o->dir ? o->dir : "/dev/shm";
@@ -81,10 +67,10 @@ static int file_setup(struct mem *m, const struct opts *o)
 
 	if (ret != LP_OK)
 		return ret;
-	ret = file_kind_check(m, dir, m->ops->arg >> 8, name);
+	ret = file_kind_check(m, dir, m->ops->place, name);
 	if (ret != LP_OK)
 		return ret;
-	ret = mem_map_fd(m, m->fd, o->size, m->ops->arg & 0xff);
+	ret = mem_map_fd(m, m->fd, o->size, m->ops->arg);
 	if (ret)
 		return lp_err(LP_SKIP, "%s: mmap of a %s file: %s", name,
 			      m->fs_type, strerror(-ret));
@@ -98,8 +84,8 @@ static const struct mem_ops mem_tmpfs_shared_ops = {
 	.map = "shared",
 	.backing = "shmem",
 	.place = PLACE_TMPFS,
-	.flags = MEM_FILE,
-	.arg = FILE_ARG(FK_TMPFS, MAP_SHARED),
+	.flags = MEM_FILE | MEM_SHMEM_FILE,
+	.arg = MAP_SHARED,
 	.setup = file_setup,
 };
 MEM_REGISTER(mem_tmpfs_shared_ops);
@@ -111,8 +97,8 @@ static const struct mem_ops mem_tmpfs_private_ops = {
 	.map = "private",
 	.backing = "shmem",
 	.place = PLACE_TMPFS,
-	.flags = MEM_FILE,
-	.arg = FILE_ARG(FK_TMPFS, MAP_PRIVATE),
+	.flags = MEM_FILE | MEM_PRIVATE,
+	.arg = MAP_PRIVATE,
 	.setup = file_setup,
 };
 MEM_REGISTER(mem_tmpfs_private_ops);
@@ -125,7 +111,7 @@ static const struct mem_ops mem_file_shared_ops = {
 	.backing = "page-cache",
 	.place = PLACE_PAGECACHE,
 	.flags = MEM_FILE,
-	.arg = FILE_ARG(FK_PAGECACHE, MAP_SHARED),
+	.arg = MAP_SHARED,
 	.setup = file_setup,
 };
 MEM_REGISTER(mem_file_shared_ops);
@@ -137,8 +123,8 @@ static const struct mem_ops mem_file_private_ops = {
 	.map = "private",
 	.backing = "page-cache",
 	.place = PLACE_PAGECACHE,
-	.flags = MEM_FILE,
-	.arg = FILE_ARG(FK_PAGECACHE, MAP_PRIVATE),
+	.flags = MEM_FILE | MEM_PRIVATE,
+	.arg = MAP_PRIVATE,
 	.setup = file_setup,
 };
 MEM_REGISTER(mem_file_private_ops);
@@ -151,7 +137,7 @@ static const struct mem_ops mem_fsdax_shared_ops = {
 	.backing = "dax",
 	.place = PLACE_DAX,
 	.flags = MEM_FILE,
-	.arg = FILE_ARG(FK_DAX, MAP_SHARED),
+	.arg = MAP_SHARED,
 	.setup = file_setup,
 };
 MEM_REGISTER(mem_fsdax_shared_ops);
@@ -163,8 +149,8 @@ static const struct mem_ops mem_fsdax_private_ops = {
 	.map = "private",
 	.backing = "dax",
 	.place = PLACE_DAX,
-	.flags = MEM_FILE,
-	.arg = FILE_ARG(FK_DAX, MAP_PRIVATE),
+	.flags = MEM_FILE | MEM_PRIVATE,
+	.arg = MAP_PRIVATE,
 	.setup = file_setup,
 };
 MEM_REGISTER(mem_fsdax_private_ops);
@@ -186,7 +172,7 @@ static int file_pair_setup(struct mem *m, const struct opts *o)
 		return LP_EUSAGE;
 	ret = mem_tmpfile(m, o->dir, o->size);
 	if (ret == LP_OK)
-		ret = file_kind_check(m, o->dir, FK_PAGECACHE, "file-shared");
+		ret = file_kind_check(m, o->dir, PLACE_PAGECACHE, "file-shared");
 	if (ret != LP_OK)
 		return ret;
 	ret = mem_map_anon(m, o->size, 0, PROT_NONE,

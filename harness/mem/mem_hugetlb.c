@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "mem_ops.h"
+#include "mem.h"
 
 static int hugetlb_setup(struct mem *m, const struct opts *o)
 {
@@ -24,7 +24,7 @@ static const struct mem_ops mem_hugetlb_ops = {
 	.help = "private anonymous MAP_HUGETLB memory (needs free huge pages)",
 	.map = "private",
 	.backing = "hugetlb",
-	.flags = MEM_HUGETLB,
+	.flags = MEM_HUGETLB | MEM_PRIVATE,
 	.setup = hugetlb_setup,
 };
 MEM_REGISTER(mem_hugetlb_ops);

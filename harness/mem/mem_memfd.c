@@ -6,7 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "mem_ops.h"
+#include "mem.h"
 
 /* A memfd of the type's flags (arg: 0, MFD_HUGETLB), mapped shared. */
 static int memfd_setup(struct mem *m, const struct opts *o)
@@ -35,6 +35,7 @@ static const struct mem_ops mem_memfd_ops = {
 	.help = "memfd_create() file mapped MAP_SHARED",
 	.map = "shared",
 	.backing = "shmem",
+	.flags = MEM_SHMEM_FILE,
 	.setup = memfd_setup,
 };
 MEM_REGISTER(mem_memfd_ops);

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "mem_ops.h"
+#include "mem.h"
 
 static int secretmem_open(void)
 {

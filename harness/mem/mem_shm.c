@@ -6,7 +6,7 @@
 #include <sys/ipc.h>
 #include <sys/shm.h>
 
-#include "mem_ops.h"
+#include "mem.h"
 
 /*
  * A segment of the type's flags (arg: 0, SHM_HUGETLB), marked for
@@ -40,6 +40,7 @@ static const struct mem_ops mem_sysv_shm_ops = {
 	.help = "SysV shared memory (shmget + shmat)",
 	.map = "shared",
 	.backing = "shmem",
+	.flags = MEM_SYSV,
 	.setup = shm_setup,
 };
 MEM_REGISTER(mem_sysv_shm_ops);
@@ -50,7 +51,7 @@ static const struct mem_ops mem_sysv_shm_huge_ops = {
 	.help = "SysV shared memory with SHM_HUGETLB (needs free huge pages)",
 	.map = "shared",
 	.backing = "hugetlb",
-	.flags = MEM_HUGETLB,
+	.flags = MEM_HUGETLB | MEM_SYSV,
 	.arg = SHM_HUGETLB,
 	.setup = shm_setup,
 };

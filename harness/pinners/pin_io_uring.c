@@ -2,11 +2,14 @@
 /*
  * The io_uring pinner: the buffer registered as a fixed buffer
  * (IORING_REGISTER_BUFFERS, a long-term FOLL_WRITE pin) on a ring of its
- * own, unregistered to unpin. What only it can do besides: fixed-buffer
- * I/O on the registered buffer with its data check (io.c), timed
- * register/unregister cycles beside an mmap prober (cycles.c), and
- * READ_FIXED as the device's write for the lifetime cases. Its pins are
- * charged to RLIMIT_MEMLOCK, checked before anything is set up.
+ * own, unregistered to unpin. What only it can do besides, each an
+ * operation of its struct pinner_ops: fixed-buffer I/O on the registered
+ * buffer with its data check (uring_io.c), timed register/unregister
+ * cycles beside an mmap prober (uring_cycles.c), READ_FIXED as the
+ * device's write, single fixed reads and writes, reads left in flight,
+ * and its buffer table (many buffers at once, sparse tables, slot
+ * updates): what the lifetime cases and torture's threads ask of it. Its
+ * pins are charged to RLIMIT_MEMLOCK, checked before anything is set up.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,8 +21,66 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "longpin.h"
-#include "pinner.h"
+#include "uring.h"
+
+/*
+ * Why io_uring_queue_init() failed with @ret, as a one-line error naming
+ * the fix.
+ */
+static int ring_init_err(int ret)
+{
+	FILE *f;
+	int dis = -1;
+
+	if (ret == -ENOSYS)
+		return lp_err(LP_SKIP,
+			      "this kernel has no io_uring (CONFIG_IO_URING=n): use a kernel with it");
+	f = fopen("/proc/sys/kernel/io_uring_disabled", "r");
+	if (f) {
+		if (fscanf(f, "%d", &dis) != 1)
+			dis = -1;
+		fclose(f);
+	}
+	if (ret == -EPERM && dis > 0)
+		return lp_err(LP_EUSAGE,
+			      "io_uring is disabled (kernel.io_uring_disabled=%d): run `sysctl -w kernel.io_uring_disabled=0` as root",
+			      dis);
+	return lp_err(LP_EUSAGE, "io_uring_queue_init: %s", strerror(-ret));
+}
+
+/* One fixed read or write of @len at @off, waited for: its res. */
+static int fixed_io_res(struct io_uring *ring, bool write, int fd, void *buf,
+			size_t len, off_t off, int idx)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (!sqe)
+		return -EBUSY;
+	if (write)
+		io_uring_prep_write_fixed(sqe, fd, buf, len, off, idx);
+	else
+		io_uring_prep_read_fixed(sqe, fd, buf, len, off, idx);
+	ret = io_uring_submit_and_wait(ring, 1);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(ring, cqe);
+	return ret;
+}
+
+/* One fixed read or write of @len at @off, waited for: 0, or -EIO if short. */
+static int uring_fixed_io(struct pinner *p, bool write, int fd, void *buf,
+			  size_t len, off_t off)
+{
+	int ret = fixed_io_res(p->priv, write, fd, buf, len, off, 0);
+
+	return ret == (int)len ? 0 : ret < 0 ? ret : -EIO;
+}
 
 static unsigned int ring_entries(const struct opts *o)
 {
@@ -70,7 +131,7 @@ static size_t ring_charge_kb(const struct opts *o)
  * @copies buffers of --size and a ring fit? (--inject leak holds a second
  * pin, torture two rings pin it.)
  */
-int io_uring_memlock_check(const struct opts *o, size_t copies)
+static int memlock_check(const struct opts *o, size_t copies)
 {
 	size_t need_kb, ring_kb, fit_kb, other_kb;
 	struct rlimit rl;
@@ -105,17 +166,9 @@ int io_uring_memlock_check(const struct opts *o, size_t copies)
 		      need_kb, ring_kb, need_kb, fit);
 }
 
-static int uring_check(const struct opts *o)
+static int uring_check(const struct opts *o, unsigned int copies)
 {
-	bool leak = o->inject && !strcmp(o->inject, "leak");
-
-	return o->no_memlock_check ? LP_OK :
-	       io_uring_memlock_check(o, leak ? 2 : 1);
-}
-
-struct io_uring *io_uring_ring(struct pinner *p)
-{
-	return p->priv;
+	return o->no_memlock_check ? LP_OK : memlock_check(o, copies);
 }
 
 static int uring_open(struct pinner *p)
@@ -125,13 +178,13 @@ static int uring_open(struct pinner *p)
 
 	p->priv = calloc(1, sizeof(struct io_uring));
 	if (!p->priv)
-		return lp_err(LP_EUSAGE, "out of memory");
+		return p->nowarn ? -ENOMEM : lp_err(LP_EUSAGE, "out of memory");
 	ret = io_uring_queue_init(n, p->priv, 0);
 	if (!ret)
 		return LP_OK;
 	free(p->priv);
 	p->priv = NULL;
-	return ring_init_err(ret);
+	return p->nowarn ? ret : ring_init_err(ret);
 }
 
 /* Exiting the ring unregisters what it holds (the lifetime's close-ring). */
@@ -207,6 +260,65 @@ static int uring_dev_write(struct pinner *p, struct mem *m, const void *pat,
 	return 0;
 }
 
+/* Start @n fixed reads of @bs bytes, the i-th at i * @bs: how many were. */
+static int uring_io_start(struct pinner *p, int fd, void *buf,
+			  unsigned int bs, unsigned int n)
+{
+	struct io_uring_sqe *sqe;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		sqe = io_uring_get_sqe(p->priv);
+		if (!sqe)
+			break;
+		io_uring_prep_read_fixed(sqe, fd, (char *)buf + (size_t)i * bs,
+					 bs, (off_t)i * bs, 0);
+	}
+	return io_uring_submit(p->priv);
+}
+
+static unsigned int uring_io_ready(struct pinner *p)
+{
+	return io_uring_cq_ready(p->priv);
+}
+
+static int uring_io_reap(struct pinner *p, unsigned int ms, int *res)
+{
+	struct __kernel_timespec ts = { .tv_sec = ms / 1000,
+					.tv_nsec = ms % 1000 * 1000000L };
+	struct io_uring_cqe *cqe;
+	int err = io_uring_wait_cqe_timeout(p->priv, &cqe, &ts);
+
+	if (err)
+		return err;
+	*res = cqe->res;
+	io_uring_cqe_seen(p->priv, cqe);
+	return 0;
+}
+
+static int uring_table_pin(struct pinner *p, const struct iovec *iov,
+			   unsigned int n)
+{
+	if (!iov)
+		return io_uring_register_buffers_sparse(p->priv, n);
+	return io_uring_register_buffers(p->priv, iov, n);
+}
+
+static int uring_table_update(struct pinner *p, unsigned int slot,
+			      const struct iovec *iov)
+{
+	__u64 tag = 0;
+	int ret = io_uring_register_buffers_update_tag(p->priv, slot, iov,
+						      &tag, 1);
+
+	return ret == 1 ? 0 : ret < 0 ? ret : -EIO;
+}
+
+static int uring_table_unpin(struct pinner *p)
+{
+	return io_uring_unregister_buffers(p->priv);
+}
+
 const struct pinner_ops pin_io_uring_ops = {
 	.check = uring_check,
 	.open = uring_open,
@@ -216,6 +328,13 @@ const struct pinner_ops pin_io_uring_ops = {
 	.io = uring_io,
 	.cycles = uring_cycles,
 	.dev_write = uring_dev_write,
+	.fixed_io = uring_fixed_io,
+	.io_start = uring_io_start,
+	.io_ready = uring_io_ready,
+	.io_reap = uring_io_reap,
+	.table_pin = uring_table_pin,
+	.table_update = uring_table_update,
+	.table_unpin = uring_table_unpin,
 	.op = "register",
 	.pin_call = "registration",
 	.dev_writer = "READ_FIXED",

@@ -2,14 +2,15 @@
 /*
  * The long-term pinners, one file and one struct pinner_ops each:
  * pin_io_uring.c (IORING_REGISTER_BUFFERS, with its fixed-buffer I/O in
- * io.c and its timed cycles in cycles.c), pin_gup.c (gup-fast and gup,
- * through gup_test) and pin_rdma.c (ibv_reg_mr, and its loopback RDMA
- * WRITE). Their names are pinners.def's, which longpin-compare reads too.
- * A row (core/row.c) and a lifetime case pin through these operations
+ * uring_io.c and its timed cycles in uring_cycles.c), pin_gup.c (gup-fast
+ * and gup, through gup_test), pin_rdma.c (ibv_reg_mr, and its loopback
+ * RDMA WRITE) and pin_vfio.c (VFIO_IOMMU_MAP_DMA). Their names are
+ * pinners.def's, which longpin-compare reads too. A row (register/), a
+ * lifetime case and torture's threads pin through these operations
  * alone. This file is the table of pinners.def: finding one by name,
- * opening it for the options of a run, and what a pinner without an
- * operation of its own gets: cycles of pin() and unpin(), and a second
- * pin for the self-tests that leak one.
+ * checking --pinner's options, opening it for the options of a run, and
+ * what a pinner without an operation of its own gets: cycles of pin()
+ * and unpin(), and a second pin for the self-tests that leak one.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,13 +52,47 @@ const char *pinner_key(char *buf, size_t n, const struct opts *o)
 	return buf;
 }
 
+/* "gup-fast, gup, rdma or vfio": the pinners with a read-only pin */
+static const char *readonly_pinners(char *buf, size_t len)
+{
+	size_t i, k = 0, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(pinners); i++)
+		n += pinners[i].ops->readonly;
+	buf[0] = '\0';
+	for (i = 0; i < ARRAY_SIZE(pinners); i++)
+		if (pinners[i].ops->readonly)
+			list_add(buf, len, k++, n, pinners[i].name);
+	return buf;
+}
+
+int pinner_check(const struct opts *o)
+{
+	char list[160] = "";
+	size_t i;
+
+	if (!pinner_find(o->pinner)) {
+		for (i = 0; i < ARRAY_SIZE(pinners); i++)
+			list_add(list, sizeof(list), i, ARRAY_SIZE(pinners),
+				 pinners[i].name);
+		return lp_err(LP_EUSAGE, "--pinner %s: give %s (longpin pinners)",
+			      o->pinner, list);
+	}
+	if (!o->readonly_pin || pinner_find(o->pinner)->ops->readonly)
+		return LP_OK;
+	return lp_err(LP_EUSAGE,
+		      "--readonly-pin belongs to --pinner %s (%s pins for writing): give --pinner too",
+		      readonly_pinners(list, sizeof(list)), o->pinner);
+}
+
+/* p->entries and p->nowarn are the caller's, the rest the options' */
 int pinner_open(struct pinner *p, const struct opts *o)
 {
 	const struct pinner_info *info = pinner_find(o->pinner);
 
 	*p = (struct pinner){ .info = info, .ops = info->ops, .o = o,
 			      .write = !o->readonly_pin, .fd = -1,
-			      .entries = p->entries };
+			      .entries = p->entries, .nowarn = p->nowarn };
 	return p->ops->open(p);
 }
 

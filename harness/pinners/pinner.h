@@ -5,15 +5,18 @@
  * I/O and register/unregister cycles), gup-fast and gup (pin_gup.c: the
  * gup_test ioctls of debugfs), rdma (pin_rdma.c: ibv_reg_mr on a
  * soft-RoCE device) and vfio (pin_vfio.c: VFIO_IOMMU_MAP_DMA through
- * vfio-pci's type1 IOMMU). None is privileged: a row (row.c), a lifetime case
- * and `longpin pinners` reach each one through its struct pinner_ops,
- * and what a pinner cannot do is an operation it leaves NULL. Their
- * names are pinners.def's.
+ * vfio-pci's type1 IOMMU). None is privileged: a row (register/), a
+ * lifetime case, torture's threads and `longpin pinners` reach each one
+ * through its struct pinner_ops alone, and what a pinner cannot do is an
+ * operation it leaves NULL. Their names are pinners.def's.
  */
 #ifndef LONGPIN_PINNER_H
 #define LONGPIN_PINNER_H
 
+#include <sys/uio.h>
+
 #include "longpin.h"
+#include "mem.h"
 
 struct pin_answer {
 	int result;		/* 0, -errno, -LP_REFUSED or -LP_PARTIAL */
@@ -31,13 +34,21 @@ struct pinner {
 	const struct opts *o;
 	bool write;		/* a pin the device may write (not --readonly-pin) */
 	unsigned int entries;	/* io_uring: ring entries; 0: from the options */
+	/*
+	 * open() answers -errno without a message (a torture thread's, whose
+	 * row notes it); else LP_SKIP or LP_EUSAGE after a one-line error
+	 */
+	bool nowarn;
 	int fd;			/* gup_test's, or -1 */
 	void *priv;		/* the pinner's own state (ring; device, PD, MR) */
 };
 
 struct pinner_ops {
-	/* optional: a limit the pins would pass, before anything is set up */
-	int (*check)(const struct opts *o);
+	/*
+	 * optional: a limit that @copies pins of --size would pass, before
+	 * anything is set up
+	 */
+	int (*check)(const struct opts *o, unsigned int copies);
 	/* LP_OK, or LP_SKIP / LP_EUSAGE after a one-line error */
 	int (*open)(struct pinner *p);
 	/* pin @m long-term: a->result; a->held when the pin stays */
@@ -65,6 +76,36 @@ struct pinner_ops {
 	 */
 	int (*dev_write)(struct pinner *p, struct mem *m, const void *pat,
 			 size_t chunk, int src_fd, char *note, size_t n);
+	/*
+	 * optional: the device reads @len bytes at @off of @fd into @buf, a
+	 * part of the pinned buffer (@write: writes them from it there),
+	 * waited for: 0, -errno, or -EIO when short (io_uring's READ_FIXED
+	 * and WRITE_FIXED)
+	 */
+	int (*fixed_io)(struct pinner *p, bool write, int fd, void *buf,
+			size_t len, off_t off);
+	/*
+	 * optional: @n such reads of @bs bytes, the i-th at i * @bs of @fd
+	 * into @buf + i * @bs, started and not waited for: how many were,
+	 * or -errno. io_ready() tells how many completed so far; io_reap()
+	 * waits @ms at most for the next: 0 with its answer in *res (bytes
+	 * or -errno), or -errno (-ETIME: none came).
+	 */
+	int (*io_start)(struct pinner *p, int fd, void *buf, unsigned int bs,
+			unsigned int n);
+	unsigned int (*io_ready)(struct pinner *p);
+	int (*io_reap)(struct pinner *p, unsigned int ms, int *res);
+	/*
+	 * optional: a table of @n buffers pinned in one call (@iov NULL: @n
+	 * empty slots), held until table_unpin(); table_update() pins @iov
+	 * in slot @slot in place of what it held. Each answers 0 or -errno
+	 * (io_uring's buffer table: its limits, sparse tables and updates).
+	 */
+	int (*table_pin)(struct pinner *p, const struct iovec *iov,
+			 unsigned int n);
+	int (*table_update)(struct pinner *p, unsigned int slot,
+			    const struct iovec *iov);
+	int (*table_unpin)(struct pinner *p);
 	const char *op;		/* the CSV's op of its pin; NULL: pin, pin-ro */
 	const char *pin_call;	/* in notes: "registration", "ibv_reg_mr" */
 	const char *cycle_call;	/* in notes: what a cycle calls, or NULL */
@@ -89,6 +130,8 @@ const struct pinner_info *pinner_find(const char *name);
 void pinners_help(FILE *f, bool man);
 /* "io_uring", "gup-fast/ro": the contract's name of --pinner's pin */
 const char *pinner_key(char *buf, size_t n, const struct opts *o);
+/* --pinner NAME is a pinner, and --readonly-pin one it has: LP_OK or 2 */
+int pinner_check(const struct opts *o);
 /* --pinner NAME for options @o, opened: LP_OK or an exit status */
 int pinner_open(struct pinner *p, const struct opts *o);
 void pinner_close(struct pinner *p);
@@ -99,16 +142,5 @@ int pinner_cycles(struct pinner *p, struct mem *m, unsigned int n,
 bool pinner_leak_begin(struct pinner *leak, const struct pinner *p,
 		       struct mem *m);
 void pinner_leak_end(struct pinner *leak);
-
-/* pin_io_uring.c: what only io_uring's lifetime cases and torture use */
-struct io_uring *io_uring_ring(struct pinner *p);
-/* RLIMIT_MEMLOCK against @copies buffers of --size and a ring */
-int io_uring_memlock_check(const struct opts *o, size_t copies);
-
-/* row.c: the CSV's op of --pinner's pin ("register", "pin", "pin-ro") */
-const char *row_op(const struct opts *o);
-/* row.c: one row per prefault of --mem pinned by @p, judged and written */
-int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
-	    const struct contract *c, enum prefault pf, bool header);
 
 #endif

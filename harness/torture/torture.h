@@ -2,18 +2,21 @@
 /*
  * --torture SECONDS: one buffer of one memory type, a fixed set of
  * threads, each looping on one operation (torture_ops.c's table) until
- * the deadline; torture.c runs them, judges every answer and writes the
- * row. See docs/lifetime-and-torture.md, "Torture".
+ * the deadline; torture.c runs them, torture_judge.c judges every answer
+ * as it comes, torture_row.c what the run left and its row. A thread
+ * that pins opens its own instance of the io_uring pinner and reaches it
+ * through its operations. See docs/lifetime-and-torture.md, "Torture".
  */
 #ifndef LONGPIN_TORTURE_H
 #define LONGPIN_TORTURE_H
 
-#include <liburing.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "longpin.h"
+#include "mem.h"
+#include "pinner.h"
 
 /*
  * The counters of a run, each with its CSV column, in their order: the
@@ -41,11 +44,12 @@ enum tt_cnt {
 extern const char *const tt_cnt_names[TC_NR];
 
 #define TT_MAX_THREADS	12
+#define TT_RING_ENTRIES	8	/* a thread's ring: one I/O at a time */
 #define TT_SEQ_OPS	32	/* choices of each thread in seq_hash */
 
 struct tt;
 
-/* One thread of a run: its operation, PRNG and ring (if it has one). */
+/* One thread of a run: its operation, PRNG and pinner (if it has one). */
 struct tt_thr {
 	struct tt *t;
 	const struct tt_op *op;
@@ -55,8 +59,8 @@ struct tt_thr {
 	unsigned long iters;
 	uint64_t seq;			/* hash of the first TT_SEQ_OPS choices */
 	unsigned long nseq;
-	struct io_uring ring;
-	bool ring_up, registered;
+	struct pinner p;		/* io_uring's, its own instance */
+	bool open, registered;
 	char *want, *got;		/* the I/O thread's pattern buffers */
 	uint64_t next_compact;		/* thp: now_ns() of the next compaction */
 };
@@ -105,17 +109,39 @@ struct tt {
 	char note[512];
 };
 
+/* What a run took before its threads, and what it found after them. */
+struct tt_end {
+	/* before the run: VmPin, nr_foll_pin, HugePages_Rsvd (-1: not
+	 * judged), /dev/kmsg (-1: not read) */
+	long vmpin0, acq0, rel0, rsvd0;
+	int kmsg;
+	uint64_t seed, seq;
+	const char *names;
+	size_t threads;
+	long leak, delta;
+	long rsvd;			/* HugePages_Rsvd after - before */
+	long reports;			/* kernel reports meanwhile, -1: not read */
+	const char *verdict;
+};
+
+/* torture.c: longpin torture */
+int torture_run(const struct mem_ops *ops, const struct opts *o,
+		const struct contract *c);
+size_t torture_default_size(const struct mem_ops *ops);
+/* torture --list: the memory types it applies to, one a line */
+int torture_list(void);
+void torture_more(FILE *f, bool man);
+
+/* report.c: torture-report CSV...: the CSVs of a run as a markdown table */
+int torture_report(int nfiles, const char *const *files);
+
 /* torture_ops.c */
 const struct tt_op *tt_op_nth(size_t i);
 uint64_t tt_rand(struct tt_thr *h);
 void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len);
 
-/* torture.c: what the operations share */
+/* torture_judge.c: what the operations share */
 void tt_count(struct tt *t, enum tt_cnt c);
-bool rsvd_fell(long before, long after, long total);
-bool rsvd_explained(long fell, long cut);
-const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
-		       bool unchecked);
 void tt_note(struct tt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* what a registration may race with: taken before it is asked for */
@@ -133,5 +159,22 @@ void tt_chg_begin(struct tt *t);
 void tt_chg_end(struct tt *t);
 void tt_lay_begin(struct tt *t);
 void tt_lay_end(struct tt *t);
+/* is @ret one of the contract's answers for TYPE? */
+bool tt_contract_says(const struct tt *t, int ret);
+/* the contract's answers for TYPE at every prefault (they may differ) */
+void tt_answers_of(struct tt *t, const struct contract *c);
+
+/* torture_row.c: the end of a run */
+/* the CSV header (schema torture-1): the counters' columns are theirs */
+const char *tt_header(void);
+/* HugePages_Rsvd as a signed count; LONG_MIN: absent */
+long rsvd_now(void);
+bool rsvd_fell(long before, long after, long total);
+bool rsvd_explained(long fell, long cut);
+const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
+		       bool unchecked);
+/* judge the run after its threads and the teardown, write its row */
+int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
+	      struct tt_end *e);
 
 #endif

@@ -66,27 +66,32 @@ void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len)
 
 /* ---- reg: the whole table, or a sparse table and slot updates ---- */
 
+/* The thread's own io_uring pinner: 0 or -errno, the row notes it. */
 static int ring_init1(struct tt_thr *h)
 {
-	int ret = io_uring_queue_init(8, &h->ring, 0);
+	int ret;
 
-	h->ring_up = !ret;
+	h->p = (struct pinner){ .entries = TT_RING_ENTRIES, .nowarn = true };
+	ret = pinner_open(&h->p, h->t->o);
+	h->open = !ret;
+	if (ret)
+		pinner_close(&h->p);
 	return ret;
 }
 
 static void ring_fini(struct tt_thr *h)
 {
-	if (h->registered && io_uring_unregister_buffers(&h->ring))
+	if (h->registered && h->p.ops->table_unpin(&h->p))
 		tt_note(h->t, "%s: the last unregistration failed", h->op->name);
 	h->registered = false;
-	if (h->ring_up)
-		io_uring_queue_exit(&h->ring);
-	h->ring_up = false;
+	if (h->open)
+		pinner_close(&h->p);
+	h->open = false;
 }
 
 static void unreg(struct tt_thr *h)
 {
-	int ret = io_uring_unregister_buffers(&h->ring);
+	int ret = h->p.ops->table_unpin(&h->p);
 
 	if (ret) {
 		tt_count(h->t, TC_HARNESS_ERR);
@@ -100,10 +105,9 @@ static void reg_updates(struct tt_thr *h)
 	struct tt_snap snap;
 	struct iovec iov;
 	size_t off, len;
-	__u64 tag = 0;
 	int i, ret;
 
-	ret = io_uring_register_buffers_sparse(&h->ring, 1);
+	ret = h->p.ops->table_pin(&h->p, NULL, 1);
 	if (ret) {
 		tt_count(h->t, TC_HARNESS_ERR);
 		tt_note(h->t, "reg: sparse table: %s", errno_name(ret));
@@ -119,9 +123,7 @@ static void reg_updates(struct tt_thr *h)
 		}
 		iov = (struct iovec){ .iov_base = h->t->base + off, .iov_len = len };
 		snap = tt_snap_take(h->t);
-		ret = io_uring_register_buffers_update_tag(&h->ring, 0, &iov,
-							   &tag, 1);
-		ret = ret == 1 ? 0 : ret < 0 ? ret : -EIO;
+		ret = h->p.ops->table_update(&h->p, 0, &iov);
 		if (lp_test_fault("reg-efault"))
 			ret = -EFAULT;	/* the slot's old buffer stays: harmless */
 		tt_count(h->t, TC_UPD);
@@ -143,7 +145,7 @@ static void reg_step(struct tt_thr *h)
 		return;
 	}
 	snap = tt_snap_take(h->t);
-	ret = tt_reg_fault(h, io_uring_register_buffers(&h->ring, &iov, 1));
+	ret = tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
 	tt_count(h->t, TC_REG);
 	tt_judge_reg(h, ret, "register", &snap);
 	if (!ret) {
@@ -192,9 +194,10 @@ static void io_round(struct tt_thr *h, size_t off, uint64_t pattern)
 	c0 = __atomic_load_n(&t->chg, __ATOMIC_SEQ_CST);
 	a0 = __atomic_load_n(&t->chg_active, __ATOMIC_SEQ_CST);
 	tt_count(t, TC_IO);
-	ret = fixed_io(&h->ring, false, t->tfd, t->base + off, n, 0, 0);
+	ret = h->p.ops->fixed_io(&h->p, false, t->tfd, t->base + off, n, 0);
 	if (!ret)
-		ret = fixed_io(&h->ring, true, t->tfd, t->base + off, n, n, 0);
+		ret = h->p.ops->fixed_io(&h->p, true, t->tfd, t->base + off,
+					 n, n);
 	if (!ret && pread(t->tfd, h->got, n, n) != (ssize_t)n)
 		ret = -errno ? -errno : -EIO;
 	if (ret) {
@@ -232,7 +235,7 @@ static void io_step(struct tt_thr *h)
 	roff = multi ? 0 : roff / t->gran * t->gran % (t->len - rlen + t->gran);
 	iov = (struct iovec){ .iov_base = t->base + roff, .iov_len = rlen };
 	snap = tt_snap_take(t);
-	ret = tt_reg_fault(h, io_uring_register_buffers(&h->ring, &iov, 1));
+	ret = tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
 	tt_count(t, TC_REG);
 	tt_judge_reg(h, ret, "register (I/O ring)", &snap);
 	h->registered = !ret;
@@ -268,7 +271,7 @@ static const char *remap_why_not(const struct tt *t)
 		return why;
 	if (t->m.shm)
 		return "SysV shm is attached whole (shmat)";
-	if (t->m.fd < 0 && strcmp(t->ops->backing, "anon"))
+	if (t->m.fd < 0 && !(t->ops->flags & MEM_ANON))
 		return "a new mapping would be another object (shmem, hugetlb file)";
 	return NULL;
 }

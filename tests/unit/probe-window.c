@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probe-window: --mmap-probe's prober counts of each call only its time
- * inside the registration windows (harness/pinners/cycles.c,
+ * inside the registration windows (harness/pinners/uring_cycles.c,
  * probe_in_windows()). Exit 0, or 1 naming the first case that fails.
  */
 #include <stdio.h>
 #include <stdint.h>
 
-#include "longpin.h"
+#include "uring.h"
 
 struct pw_case {
 	const char *what;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * row-judge: the verdict of a row (harness/core/output.c's row_judge()).
+ * row-judge: the verdict of a row (harness/core/verdict.c's row_judge()).
  * A contract's known defect changes only how an answer that matched the
  * contract's came out: a wrong answer stays "fail" whatever the defect
  * (a vfio devdax row answering -EFAULT where 0 is expected), a case whose

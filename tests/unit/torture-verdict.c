@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * torture-verdict: a --torture run's verdict (harness/torture/torture.c)
+ * torture-verdict: a --torture run's verdict (harness/torture/torture_row.c)
  * reads "defect" only when the one thing wrong is HugePages_Rsvd falling
  * by a kernel defect that the contract names for the memory type; a rise
  * of the count, or anything else wrong beside it, stays "fail". And every

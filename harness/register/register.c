@@ -14,8 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "longpin.h"
-#include "pinner.h"
+#include "register.h"
 
 /*
  * Pin, do what the pinner does meanwhile, read the counters, unpin, run

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Repeated register/unregister cycles (--cycles N), optionally with a
- * second thread that loops mmap(), a write to the page and munmap() and
- * times each call (--mmap-probe): a registration that holds mmap_lock, or
+ * The io_uring pinner's cycles operation: repeated register/unregister
+ * cycles (--cycles N, lifetime cycles), optionally with a second thread
+ * that loops mmap(), a write to the page and munmap() and times each
+ * call (--mmap-probe): a registration that holds mmap_lock, or
  * walks page tables with interrupts off (munmap's TLB-shootdown IPI to the
  * registering CPU waits for it; an untouched page would need no flush),
  * stalls it. Only calls that overlap a registration count, and only their
@@ -27,7 +28,7 @@
 #include <sys/mman.h>
 #include <sys/uio.h>
 
-#include "longpin.h"
+#include "uring.h"
 
 #define PROBE_MAX_SAMPLES	(16u << 20)
 

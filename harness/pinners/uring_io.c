@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Fixed-buffer I/O on a registered buffer: a data check (WRITE_FIXED a
- * pattern, READ_FIXED it back elsewhere in the buffer, compare), then
- * READ_FIXED against plain READ into the same memory, repeated.
+ * The io_uring pinner's I/O on its registered buffer (its io operation):
+ * a data check (WRITE_FIXED a pattern, READ_FIXED it back elsewhere in
+ * the buffer, compare), then READ_FIXED against plain READ into the same
+ * memory, repeated.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "longpin.h"
+#include "uring.h"
 
 #define CHECK_MAX	(4 * MiB)	/* bytes written and read back */
 #define MAX_SLOTS	1024
@@ -278,27 +279,6 @@ static const char *data_check(struct io_uring *ring, struct mem *m,
 	if (batch_run(ring, &b))
 		return "error";
 	return memcmp(src, dst, len) ? "mismatch" : "ok";
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* min, median (the mean of the middle two when @n is even), max; sorts @v */
-struct stat3 stat3_of(double *v, unsigned int n)
-{
-	struct stat3 s = { 0, 0, 0 };
-
-	if (!n)
-		return s;
-	qsort(v, n, sizeof(*v), cmp_double);
-	s.min = v[0];
-	s.max = v[n - 1];
-	s.med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	return s;
 }
 
 /* One timed pass; returns MiB/s and sets *iops, or a negative errno. */

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What every pinner's row shares: the counters taken around a pin
- * (VmPin, nr_foll_pin_*, our kernels' GUP counters) and the checks that
- * fail a row besides its answer.
+ * What every pinner's register row shares: the counters taken around a
+ * pin (VmPin, nr_foll_pin_*, our kernels' GUP counters) and the checks
+ * that fail a row besides its answer.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -10,8 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "longpin.h"
-#include "mem_ops.h"
+#include "register.h"
 
 /*
  * The buffer's resident pages and dirty kB into slot @i of @r (0: before

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* CSV rows (the schema is documented in docs/harness.md) and the terminal table. */
+/*
+ * The CSV writer: a row as a line of schema 4 (docs/harness.md reads
+ * every column), the checks that a file can take it, and appending rows
+ * whole or not at all, to a file, a FIFO or standard output.
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -189,14 +193,6 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	fprintf(f, ",%s", r->accel ? r->accel : cpu_accel());
 	put_text(f, r->note);
 	fputc('\n', f);
-}
-
-/* A row's verdict from its answer and the contract's (-: unchecked). */
-const char *row_verdict(const struct row *r)
-{
-	if (!r->have_expected)
-		return "unchecked";
-	return r->result == r->expected ? "pass" : "fail";
 }
 
 /* @line (with its newline) is longpin's CSV header. */
@@ -517,177 +513,5 @@ int csv_append_text(const char *path, const char *hdr, const char *rows)
 			     path, strerror(err));
 	free(text);
 	close(fd);
-	return ret;
-}
-
-static void result_str(char *buf, size_t n, int v)
-{
-	if (!v)
-		snprintf(buf, n, "0");
-	else
-		snprintf(buf, n, "-%s", errno_name(v));
-}
-
-/* Widths of the table's columns: the longest memory type is 24. */
-#define T_MEM	"%-24s"
-
-static void note_line(const struct row *r)
-{
-	if (r->note && *r->note)
-		printf("  note: %s\n", r->note);
-}
-
-/* "1234 [1200-1300]": a median and its range. */
-static void fmt_range3(char *buf, size_t n, double med, double lo, double hi)
-{
-	snprintf(buf, n, "%.0f [%.0f-%.0f]", med, lo, hi);
-}
-
-/*
- * One row of the terminal table; @header first prints the column names.
- * The columns follow what was run: --cycles adds the cycles' ns/page,
- * --mmap-probe the prober's longest call, p99.9 and count.
- */
-void table_print(const struct row *r, bool header, const struct opts *o)
-{
-	char size[24], res[24], exp[24] = "-", fixed[24] = "-", plain[24] = "-",
-	     ratio[24] = "-", thp[24] = "-", cyc[48] = "-", probe[64] = "-";
-
-	if (header) {
-		printf(T_MEM " %-8s %5s %-12s %-12s %-7s %9s %11s %7s %6s %-8s %11s %11s %11s",
-		       "memtype", "prefault", "size", "result", "expected",
-		       "verdict", "reg ns/pg", "unreg ns/pg", "leak kB",
-		       "thp kB", "data", "fixed MiB/s", "plain MiB/s",
-		       "fixed/plain");
-		if (o->cycles)
-			printf("  %-24s", "cycles ns/pg med [min-max]");
-		if (o->mmap_probe)
-			printf("  %s", "probe us max / p99.9 / calls");
-		putchar('\n');
-	}
-	fmt_size(size, sizeof(size), r->size);
-	result_str(res, sizeof(res), r->result);
-	if (r->have_expected)
-		result_str(exp, sizeof(exp), r->expected);
-	if (r->thp_kb >= 0)
-		snprintf(thp, sizeof(thp), "%ld", r->thp_kb);
-	if (r->io.done) {
-		snprintf(fixed, sizeof(fixed), "%.1f", r->io.fixed_mibs.med);
-		snprintf(plain, sizeof(plain), "%.1f", r->io.plain_mibs.med);
-		snprintf(ratio, sizeof(ratio), "%.2f", r->io.ratio.med);
-	}
-	if (r->cyc.n)
-		fmt_range3(cyc, sizeof(cyc), r->cyc.reg_med, r->cyc.reg_min,
-			   r->cyc.reg_max);
-	if (r->cyc.probed)
-		snprintf(probe, sizeof(probe), "%.0f / %.0f / %llu",
-			 r->cyc.probe_max_us, r->cyc.probe_p999_us,
-			 (unsigned long long)r->cyc.probe_calls);
-	printf(T_MEM " %-8s %5s %-12s %-12s %-7s %9.0f %11.0f %7ld %6s %-8s %11s %11s %11s",
-	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict,
-	       r->reg_ns, r->unreg_ns, r->vmpin[2] - r->vmpin[0], thp,
-	       r->io.check[0] ? r->io.check : "-", fixed, plain, ratio);
-	if (o->cycles)
-		printf("  %-24s", cyc);
-	if (o->mmap_probe)
-		printf("  %s", probe);
-	putchar('\n');
-	note_line(r);
-}
-
-/* One row of a --lifetime case. */
-void table_print_lifetime(const struct row *r, bool header)
-{
-	char size[24], res[24], exp[24] = "-", vmpin[48];
-
-	if (header)
-		printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-7s %-26s %s\n",
-		       "case", "memtype", "prefault", "size", "result",
-		       "expected", "verdict", "VmPin kB before/reg/after",
-		       "data");
-	fmt_size(size, sizeof(size), r->size);
-	result_str(res, sizeof(res), r->result);
-	if (r->have_expected)
-		result_str(exp, sizeof(exp), r->expected);
-	snprintf(vmpin, sizeof(vmpin), "%ld / %ld / %ld", r->vmpin[0],
-		 r->vmpin[1], r->vmpin[2]);
-	printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-7s %-26s %s\n", r->op,
-	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict, vmpin,
-	       r->io.check[0] ? r->io.check : "-");
-	note_line(r);
-}
-
-/*
- * The verdict of a row whose result (and expected answer, when known) is
- * set; matrix rows and --lifetime rows alike (docs/harness.md, "Exit status and verdicts"):
- * "fail": not the expected answer, or @failed (a check beside the answer
- * failed: a pin leak, the data check, a cycle, an unregistration);
- * "unchecked": no expected answer; then, for the expected answer only:
- * "unexercised": the case did not happen (r->unexercised says why: its
- * pages never left memory), whatever the defect; "defect": the
- * contract's known defect showed (@d DEFECT_SHOWN); "fixed": it did not
- * (@d DEFECT_ABSENT, every check held); else "pass". A warning names a
- * defect or a fixed one. Sets r->verdict and r->note (@note, which the
- * caller may still append to); returns LP_FAIL for "fail", else LP_OK.
- */
-int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
-{
-	r->verdict = failed ? "fail" : row_verdict(r);
-	/* the rest says how an answer that matched the contract's came out */
-	if (strcmp(r->verdict, "pass"))
-		d = DEFECT_NONE;
-	else if (r->unexercised)
-		r->verdict = "unexercised";
-	else if (d == DEFECT_SHOWN)
-		r->verdict = "defect";
-	else if (d == DEFECT_ABSENT)
-		r->verdict = "fixed";
-	if (!strcmp(r->verdict, "defect"))
-		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
-			r->op, r->mem, prefault_name(r->pf), r->contract, note);
-	if (!strcmp(r->verdict, "fixed"))
-		lp_warn("%s %s %s: the contract's known defect did not show (contract %s): %s",
-			r->op, r->mem, prefault_name(r->pf), r->contract, note);
-	r->note = note;
-	return !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;
-}
-
-/*
- * Show a judged row in the table (unless --quiet) and append it to the
- * CSV (--csv); returns @ret, or LP_EUSAGE when the CSV refused the row.
- */
-/* the prefaults this process wrote a row of */
-static unsigned int pf_rows;
-
-unsigned int rows_written_pf(void)
-{
-	return pf_rows;
-}
-
-int row_skip(struct row *r, const struct opts *o, const char *why)
-{
-	r->verdict = "skip";
-	r->note = why;
-	r->reg_ns = r->unreg_ns = NAN;
-	r->fs_type = r->fs_type ? r->fs_type : "-";
-	r->dax = -1;
-	r->thp_kb = r->pin_acq = r->pin_rel = -1;
-	r->vmpin[0] = r->vmpin[1] = r->vmpin[2] = -1;
-	r->resident[0] = r->resident[1] = r->dirty_kb[0] = r->dirty_kb[1] = -1;
-	pf_rows |= 1u << r->pf;
-	if (o->csv && csv_append(o->csv, r, o->repeat) != LP_OK)
-		return LP_EUSAGE;
-	return LP_OK;
-}
-
-int row_write(const struct row *r, const struct opts *o, bool header, int ret)
-{
-	pf_rows |= 1u << r->pf;
-	if (!o->quiet && o->lcase)
-		table_print_lifetime(r, header);
-	else if (!o->quiet)
-		table_print(r, header, o);
-	if (o->csv && csv_append(o->csv, r, o->repeat) != LP_OK)
-		return LP_EUSAGE;
 	return ret;
 }

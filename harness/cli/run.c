@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What each command runs (cmd.c's table points here): the checks of the
+ * options that a command shares with no mode below it, what the pinning
+ * commands prepare before anything is set up (the memory type, its
+ * place and size, the pinner's limits, the CSV, the contract, signals),
+ * the skip rows of a run that could not run, and the call of the mode.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "fio.h"
+#include "lifetime.h"
+#include "mem.h"
+#include "pinner.h"
+#include "register.h"
+#include "torture.h"
+
+/* ---- what the pinning commands share ---- */
+
+static void on_signal(int sig)
+{
+	/* Temp files are unlinked at creation; the kernel drops the rest. */
+	static const char msg[] = "longpin: interrupted\n";
+
+	ssize_t n = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+
+	(void)n;
+	_exit(128 + sig);
+}
+
+static int resolve_contract(const struct opts *o, const struct contract **c)
+{
+	/* LONGPIN_EXPECT: --expect for every run (longpin-vm --contract) */
+	const char *env = getenv("LONGPIN_EXPECT");
+	const char *name = o->expect ? o->expect : env && *env ? env : NULL;
+	const char *why;
+
+	if (name) {
+		*c = contract_by_name(name);
+		if (!*c)
+			return lp_err(LP_EUSAGE,
+				      "%s%s: no such contract (longpin contracts lists them)",
+				      o->expect ? "--expect " : "LONGPIN_EXPECT=",
+				      name);
+		return LP_OK;
+	}
+	*c = contract_select(&why);
+	if (!*c || !o->quiet)
+		fprintf(stderr, "longpin: %s\n", why);
+	return LP_OK;
+}
+
+static int find_mem(struct opts *o, const struct mem_ops **ops)
+{
+	*ops = mem_find(o->mem);
+	if (!*ops)
+		return lp_err(LP_EUSAGE,
+			      "unknown memory type '%s': longpin types lists the %s",
+			      o->mem, "known ones");
+	mem_place_from_env(*ops, o);
+	return LP_OK;
+}
+
+/*
+ * Before anything is set up: the memory type, its place and size, the
+ * limits of @copies pins of it by pinner @pops (io_uring's
+ * RLIMIT_MEMLOCK; NULL: none to check), the CSV (unless the command
+ * writes another schema: @own_csv) and the contract; then SIGINT and
+ * SIGTERM end the run with its temp files gone.
+ */
+static int prepare(struct opts *o, const struct mem_ops **ops,
+		   const struct contract **c, const struct pinner_ops *pops,
+		   unsigned int copies, bool io, bool own_csv)
+{
+	int ret = find_mem(o, ops);
+
+	if (ret == LP_OK)
+		ret = mem_check_size(*ops, o, io);
+	if (ret == LP_OK && pops && pops->check)
+		ret = pops->check(o, copies);
+	if (ret == LP_OK && !own_csv)
+		ret = csv_check(o->csv, NULL);
+	if (ret == LP_OK && !own_csv && o->csv && !strcmp(o->csv, "-"))
+		ret = csv_to_stdout();
+	if (ret == LP_OK)
+		ret = resolve_contract(o, c);
+	if (ret != LP_OK)
+		return ret;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	return LP_OK;
+}
+
+/*
+ * A run that skips (exit 77) still leaves a row, for every prefault it
+ * was asked for and wrote none of: verdict "skip", the reason (the last
+ * error's line) its note, so that a skip is never invisible in a CSV.
+ * @op: the row's op; @lcase: the lifetime case (expected answers), or
+ * NULL. Returns @ret, or LP_EUSAGE when the CSV took no row.
+ */
+static int skip_rows(const struct opts *o, const struct mem_ops *ops,
+		     const struct contract *c, const char *op, int ret)
+{
+	char why[320], key[32];
+	const char *w;
+	bool defect;
+	int pf;
+
+	if (ret != LP_SKIP || !o->csv || !ops)
+		return ret;
+	snprintf(why, sizeof(why), "%s", lp_last_err());
+	if (csv_check(o->csv, NULL) != LP_OK)
+		return LP_EUSAGE;
+	if (!c) {
+		w = o->expect ? o->expect : getenv("LONGPIN_EXPECT");
+		c = w && *w ? contract_by_name(w) : contract_select(&w);
+	}
+	pinner_key(key, sizeof(key), o);
+	for (pf = 0; pf < PF_NR; pf++) {
+		struct row r = { .kernel = kernel_release(),
+				 .contract = c ? contract_name(c) : "-",
+				 .mem = ops->name, .pf = pf, .size = o->size,
+				 .op = op, .pinner = o->pinner };
+
+		if (!(o->prefaults & 1u << pf) || rows_written_pf() & 1u << pf)
+			continue;
+		if (c && o->lcase)
+			r.have_expected = contract_lookup_case_pinner(c, key,
+				o->lcase, ops->name, pf, o->size, &r.expected,
+				&defect);
+		else if (c)
+			r.have_expected = contract_lookup_pinner(c, key,
+				ops->name, pf, o->size, &r.expected, &defect);
+		if (row_skip(&r, o, why) != LP_OK)
+			return LP_EUSAGE;
+	}
+	return ret;
+}
+
+/* ---- register ---- */
+
+static const enum opt_id io_opts[] = {
+	OPT_TARGET, OPT_BS, OPT_QD, OPT_IOS, OPT_RUNTIME, OPT_REPEAT,
+	OPT_CYCLES, OPT_INJECT,
+};
+
+/*
+ * The I/O writes a pattern over --target: a block device, or a file that
+ * already holds data, is the user's, not longpin's, unless
+ * --target-overwrite says otherwise; anything else (a character device,
+ * a directory) it cannot be.
+ */
+static int target_check(const struct opts *o)
+{
+	struct stat st;
+
+	if (!o->target || o->no_io || stat(o->target, &st))
+		return LP_OK;
+	if (S_ISBLK(st.st_mode) && !o->target_overwrite)
+		return lp_err(LP_EUSAGE,
+			      "--target %s is a block device, whose data the I/O would overwrite: give a new or empty file, or --target-overwrite to write the device",
+			      o->target);
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return lp_err(LP_EUSAGE,
+			      "--target %s is %s: give a regular file or a block device",
+			      o->target, file_kind(st.st_mode));
+	if (!S_ISREG(st.st_mode) || o->target_overwrite || !st.st_size)
+		return LP_OK;
+	return lp_err(LP_EUSAGE,
+		      "--target %s holds %lld bytes that the I/O would overwrite: give a new or empty file, or --target-overwrite",
+		      o->target, (long long)st.st_size);
+}
+
+/* A pinner without I/O pins and unpins: I/O and cycles would do nothing. */
+int register_check(struct opts *o)
+{
+	int ret = pinner_check(o);
+	size_t i;
+
+	if (ret != LP_OK)
+		return ret;
+	for (i = 0; !pinner_find(o->pinner)->ops->io && i < ARRAY_SIZE(io_opts); i++)
+		if (opt_given(o, io_opts[i]))
+			return lp_err(LP_EUSAGE,
+				      "--pinner %s only pins and unpins, so --%s would do nothing: drop it",
+				      o->pinner, opt_name(io_opts[i]));
+	if (o->mmap_probe && !o->cycles)
+		return lp_err(LP_EUSAGE,
+			      "--mmap-probe runs during --cycles: give --cycles N too");
+	return target_check(o);
+}
+
+int run_register(struct opts *o)
+{
+	const struct pinner_ops *pops = pinner_find(o->pinner)->ops;
+	/* --inject leak holds a second pin of the buffer */
+	bool leak = o->inject && !strcmp(o->inject, "leak");
+	const struct mem_ops *ops = NULL;
+	const struct contract *c = NULL;
+	struct pinner p = { 0 };
+	int ret, worst = LP_OK, pf;
+	bool header = true;
+
+	ret = prepare(o, &ops, &c, pops, leak ? 2 : 1, pops->io && !o->no_io,
+		      false);
+	if (ret != LP_OK)
+		return skip_rows(o, ops, c, row_op(o), ret);
+	for (pf = 0; pf < PF_NR; pf++) {
+		if (!(o->prefaults & (1u << pf)))
+			continue;
+		ret = pinner_open(&p, o);
+		if (ret == LP_OK)
+			ret = row_run(&p, ops, o, c, pf, header);
+		pinner_close(&p);
+		header = false;
+		if (ret == LP_EUSAGE || ret == LP_SKIP)
+			return skip_rows(o, ops, c, row_op(o), ret);
+		if (ret > worst)
+			worst = ret;
+	}
+	return worst;
+}
+
+/* ---- lifetime ---- */
+
+int lifetime_check_cmd(struct opts *o)
+{
+	int ret = pinner_check(o);
+
+	return ret != LP_OK ? ret : lifetime_check(o);
+}
+
+int run_lifetime(struct opts *o)
+{
+	const struct pinner_ops *pops = pinner_find(o->pinner)->ops;
+	const struct mem_ops *ops = NULL;
+	const struct contract *c = NULL;
+	char op[48];
+	int ret;
+
+	if (o->list)
+		return lifetime_list(o->lcase, o);
+	ret = prepare(o, &ops, &c, lifetime_own_limits(o) ? NULL : pops, 1,
+		      false, false);
+	if (ret == LP_OK)
+		ret = lifetime_run(ops, o, c);
+	snprintf(op, sizeof(op), "lifetime-%s", o->lcase);
+	return skip_rows(o, ops, c, op, ret);
+}
+
+/* ---- torture ---- */
+
+int torture_check(struct opts *o)
+{
+	if (opt_given(o, OPT_PREFAULT))
+		return lp_err(LP_EUSAGE,
+			      "torture writes the buffer first (prefault write): drop --prefault");
+	return LP_OK;
+}
+
+int run_torture(struct opts *o)
+{
+	const struct pinner_ops *pops = pinner_find(o->pinner)->ops;
+	const struct mem_ops *ops;
+	const struct contract *c;
+	int ret;
+
+	if (o->list)
+		return torture_list();
+	if (!opt_given(o, OPT_SIZE))
+		o->size = 0;	/* its own default, by the type */
+	ret = find_mem(o, &ops);
+	if (ret == LP_OK && !o->size)
+		o->size = torture_default_size(ops);
+	/* two rings pin the buffer at once */
+	if (ret == LP_OK)
+		ret = prepare(o, &ops, &c, pops, 2, false, true);
+	return ret != LP_OK ? ret : torture_run(ops, o, c);
+}
+
+int run_torture_report(struct opts *o)
+{
+	return torture_report(o->nargs, o->arg);
+}
+
+/* ---- expected ---- */
+
+/* What expected checks: --pinner's own options. */
+int expected_check(struct opts *o)
+{
+	return pinner_check(o);
+}
+
+/* What the contract says, for other tools (fio rows). */
+int run_expected(struct opts *o)
+{
+	const struct mem_ops *ops;
+	const struct contract *c;
+	bool nofault = false;
+	int pf, err = 0, ret;
+	char key[48];
+
+	o->quiet = true;
+	ret = find_mem(o, &ops);
+	if (ret == LP_OK)
+		ret = resolve_contract(o, &c);
+	if (ret != LP_OK)
+		return ret;
+	pinner_key(key, sizeof(key), o);
+	for (pf = 0; pf < PF_NR; pf++) {
+		if (!(o->prefaults & (1u << pf)))
+			continue;
+		printf("%s\t%s\t%s\t%zu\t", contract_name(c), o->mem,
+		       prefault_name(pf), o->size);
+		if (!contract_lookup_pinner(c, key, o->mem, pf, o->size, &err,
+					    &nofault))
+			printf("-\t-\n");
+		else if (!err)
+			printf("0\t%d\n", nofault);
+		else
+			printf("-%s\t%d\n", errno_name(err), nofault);
+	}
+	return LP_OK;
+}
+
+/* ---- the lists ---- */
+
+int run_types(struct opts *o)
+{
+	if (o->list)
+		mem_list();
+	else
+		mem_list_types();
+	return LP_OK;
+}
+
+int run_contracts(struct opts *o)
+{
+	(void)o;
+	contract_list();
+	return LP_OK;
+}
+
+int run_pinners(struct opts *o)
+{
+	const struct pinner_info *p;
+	size_t i;
+
+	if (!o->list) {
+		pinners_help(stdout, false);
+		return LP_OK;
+	}
+	for (i = 0; (p = pinner_nth(i)); i++)
+		printf("%s\n", p->name);
+	return LP_OK;
+}
+
+int run_hugepages(struct opts *o)
+{
+	(void)o;
+	printf("%ld\n", hugepages_free());
+	return LP_OK;
+}
+
+int run_accel(struct opts *o)
+{
+	(void)o;
+	puts(cpu_accel());
+	return LP_OK;
+}
+
+int run_version(struct opts *o)
+{
+	(void)o;
+	printf("longpin %s (CSV schema %d)\n", LONGPIN_VERSION, LONGPIN_SCHEMA);
+	return LP_OK;
+}
+
+/* ---- fio-jobs/: their own words (fio_import.c) ---- */
+
+/* The command's words as the argv of its main: argv[0] the command. */
+static int run_fio(struct opts *o, int (*fio)(int argc, char **argv))
+{
+	char *argv[LP_MAX_ARGS + 2];
+	int i;
+
+	argv[0] = (char *)o->cmd->name;
+	for (i = 0; i < o->nargs; i++)
+		argv[i + 1] = (char *)o->arg[i];
+	argv[i + 1] = NULL;
+	return fio(o->nargs + 1, argv);
+}
+
+int run_fio_memtype(struct opts *o)
+{
+	return run_fio(o, fio_memtype_main);
+}
+
+int run_fio_result(struct opts *o)
+{
+	return run_fio(o, fio_result_main);
+}
+
+int run_fio_import(struct opts *o)
+{
+	return run_fio(o, fio_import_main);
+}
