@@ -34,6 +34,7 @@ cd "$(dirname "$0")" || exit 2
 repo=$PWD
 args="$*"
 cache=${LONGPIN_CACHE:-$HOME/.cache/longpin}	# as vm/longpin-vm's
+# shellcheck source-path=SCRIPTDIR # the cd above made it the directory
 . scripts/deps.sh
 
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }

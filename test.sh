@@ -12,6 +12,7 @@ if [ "${1:-}" = --full ]; then
 	full=1
 	shift
 fi
+# shellcheck source-path=SCRIPTDIR # the cd above made it the directory
 . scripts/deps.sh
 need_packages "${HARNESS_PACKAGES[@]}"
 cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null

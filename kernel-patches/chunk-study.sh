@@ -13,7 +13,7 @@
 # results/<date>-chunk-study). Run time ~3 min per kernel once built; a
 # build that only changes io_uring/rsrc.c takes a few minutes (ccache).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 repo=$PWD
 chunks="128 512 2048"
 out=

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # deps.sh (sourced): need_packages PKG...: install missing Debian packages
 # when root, else print the apt-get line and exit 2.
 need_packages() {
@@ -17,6 +18,7 @@ need_packages() {
 }
 
 # The harness and its tests (libibverbs-dev: longpin --pinner rdma; without
-# it longpin builds and that pinner skips).
+# it longpin builds and that pinner skips; shellcheck: tests/host/shellcheck.sh).
+# shellcheck disable=SC2034 # used by run.sh and test.sh, which source this file
 HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev libibverbs-dev util-linux
-	python3-matplotlib jq fio clang libclang-rt-14-dev)
+	python3-matplotlib jq fio clang libclang-rt-14-dev shellcheck)

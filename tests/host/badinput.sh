@@ -2,6 +2,7 @@
 # badinput.sh CASE: one bad input; asserts the exit status, that the
 # message is one line naming the cause and the fix, and that nothing is
 # left behind.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 
@@ -312,7 +313,7 @@ pinner-rdma-absent)
 	pinner_skip rdma "(no RDMA device: modprobe rdma_rxe; .*rdma link add rxe0 type rxe netdev dummy0|no RDMA device, and this kernel has no networking .*CONFIG_RDMA_RXE|longpin was built without libibverbs: apt-get install libibverbs-dev and rebuild)" ;;
 pinner-vfio-absent)
 	# no device bound to vfio-pci here (nothing is ever bound by a test)
-	[ -n "$(ls /sys/bus/pci/drivers/vfio-pci 2>/dev/null | grep -E '^[0-9a-f]{4}:')" ] &&
+	compgen -G '/sys/bus/pci/drivers/vfio-pci/[0-9a-f][0-9a-f][0-9a-f][0-9a-f]:*' >/dev/null &&
 		skip "this machine has a device bound to vfio-pci: nothing absent to check"
 	LONGPIN_VFIO_DEV='' pinner_skip vfio "(vfio-pci is not loaded \(no /sys/bus/pci/drivers/vfio-pci\): modprobe vfio-pci, then bind a device to it \(echo vfio-pci > /sys/bus/pci/devices/D/driver_override; .*\)|no device bound to vfio-pci: bind one \(echo vfio-pci > /sys/bus/pci/devices/D/driver_override; .*\), or name one in LONGPIN_VFIO_DEV)" ;;
 *)	fail "unknown case $case" ;;

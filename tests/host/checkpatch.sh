@@ -3,6 +3,7 @@
 # (kernel-patches/checkpatch.sh, with the checkpatch of each series' base
 # taken from its linux-source tarball): fails on any ERROR. Skips when a
 # base's tarball is absent or there is no perl to run checkpatch.pl.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 command -v perl >/dev/null || skip "no perl to run scripts/checkpatch.pl"
 rc=0

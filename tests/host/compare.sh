@@ -1,6 +1,7 @@
 #!/bin/bash
 # compare.sh CASE: longpin-compare on the hand-made CSVs of
 # tests/data/compare/ (and on real rows for CASE real).
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 COMPARE=${LONGPIN_COMPARE:-$REPO/build/longpin-compare}
 D=$REPO/tests/data/compare

@@ -5,6 +5,7 @@
 # README.md is at most 220 lines (the rest is in docs/); no page keeps a
 # diary ("this session", "the run before": a figure names its run,
 # results/<run-id>/, instead).
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 case=${1:-links}
 [ "$case" = links ] || fail "unknown case $case"

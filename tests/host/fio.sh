@@ -6,6 +6,7 @@
 # percentiles, cpu), the
 # job files and the memory type mapping. The jobs in the stock guest:
 # tests/vm/fio.sh.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 ROOT=${LONGPIN_SRC:-$REPO}
 J=$ROOT/fio-jobs
@@ -159,6 +160,7 @@ bad-csv)
 	[ "$(cat "$T/bad.csv")" = "a,b,c" ] || fail "the CSV was changed"
 	pass "appending to a non-longpin CSV is refused" ;;
 memtype)
+	# shellcheck source=../../vm/guest/fio-vars.sh
 	. "$ROOT/vm/guest/fio-vars.sh"
 	while read -r mem fs dax exp; do
 		got=$("$LONGPIN" --fio-memtype "$mem" "$fs" "$dax" | cut -f 1)
@@ -209,6 +211,7 @@ jobs)
 	done
 	# the copies fio.sh runs: a ${VAR} in place of every path and
 	# parameter, so that fio.sh overrides all of them
+	# shellcheck source=../../vm/guest/fio-vars.sh
 	. "$ROOT/vm/guest/fio-vars.sh"
 	mkdir "$T/jobs"
 	for f in "$J"/*.fio "$J/global.inc"; do fio_jobvars "$f" >"$T/jobs/${f##*/}"; done

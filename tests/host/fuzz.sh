@@ -3,6 +3,7 @@
 # (in build-fuzz/ beside build/) and run it for SECONDS on a copy of
 # fuzz/corpus/TARGET. A crash, leak or sanitizer report fails the test and
 # the input is printed: add it to fuzz/corpus/TARGET and fix the parser.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 target=$1 secs=$2
 repo=$REPO

@@ -11,6 +11,7 @@
 # warning over the zero page, on tests/data/kmsg-zero/NAME.dmesg:
 # allowed only for a dump of a zero-page pfn longpin announced, and no
 # more times than announced.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 D=$REPO/tests/data/kmsg

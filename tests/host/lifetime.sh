@@ -1,6 +1,7 @@
 #!/bin/bash
 # lifetime.sh CASE: longpin lifetime CASE on this machine's kernel, for
 # the memory types it applies to; every row must pass with VmPin balanced.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 case=$1
@@ -189,7 +190,7 @@ update)
 	types="anon memfd readonly file-shared mixed sysv-shm"
 	hugepages 2 && types="$types hugetlb"
 	for m in $types; do lt $m --size 4M; done
-	rows_ok $(echo $types | wc -w)
+	rows_ok "$(echo $types | wc -w)"
 	i=0
 	for m in $types; do
 		i=$((i + 1))
@@ -238,7 +239,7 @@ memlock)
 	touch "$csv"; chmod 666 "$csv"
 	# a fresh uid per run: an exited process's ring stays charged a moment
 	uid=$((40000 + $$ % 10000))
-	as() { uid=$((uid + 1)); PREFIX=(prlimit --memlock=65536 setpriv --reuid=$uid --regid=$uid --clear-groups --inh-caps=-all); }
+	as() { uid=$((uid + 1)); PREFIX=(prlimit --memlock=65536 setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all); }
 	as; run_longpin lifetime memlock --mem anon --size 64K --csv "$csv"
 	[ "$rc" = 0 ] || fail "64K under 64K: exit $rc"
 	charged=$(sed -n 's/.*charged already \([0-9]*\) kB.*/\1/p' "$T/out" | head -1)
@@ -258,7 +259,7 @@ memlock)
 	grep -q "the kernel refused $((at + 4)) kB with -ENOMEM: RLIMIT_MEMLOCK is 64 kB and $charged kB are charged already: it needs at least $((at + 4 + charged)) kB" "$T/out" ||
 		fail "no 'needs at least' message"
 	[ "$(csv_cols "$csv" errno | tail -n 1)" = ENOMEM ] || fail "$((at + 4))K: want ENOMEM"
-	rows_ok $(awk -F, 'NR > 1' "$csv" | grep -c .)
+	rows_ok "$(awk -F, 'NR > 1' "$csv" | grep -c .)"
 	# --no-memlock-check: the plain row records the kernel's answer
 	as; run_longpin register --mem anon --size 128K --no-io --no-memlock-check --csv "$T/p.csv"
 	[ "$(csv_get "$T/p.csv" 1 errno)" = ENOMEM ] || fail "--no-memlock-check: want the kernel's ENOMEM"

@@ -11,6 +11,7 @@
 # read from a 64 KiB run of the row: the contract's answer, whatever the
 # run did. A case that skips (nothing paged out) is named in the result;
 # when both skip, so does the test.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 [ -x "$LONGPIN" ] || fail "no $LONGPIN: build longpin first (cmake --build build)"

@@ -6,6 +6,7 @@
 #             `man -l build/longpin-compare.1`
 #   pinners   longpin-compare knows the pinners `longpin pinners --list`
 #             prints, and no other
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 case=$1
 BUILD=$(dirname "$LONGPIN")

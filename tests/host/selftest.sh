@@ -1,5 +1,6 @@
 #!/bin/bash
 # selftest.sh CASE: the harness's own checks catch what they must.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 case=$1
@@ -328,7 +329,7 @@ table)
 	# a column starts where its name starts
 	at=$(echo "$h" | awk '{ print index($0, " verdict ") + 1 }')
 	for l in $(grep -n '^anon ' "$T/out" | cut -d: -f1); do
-		[ "$(sed -n "${l}p" "$T/out" | cut -c"$at"-"$((at + 3))")" = pass ] || fail "verdict not under its header in line $l"
+		[ "$(sed -n "${l}p" "$T/out" | cut -c"$at-$((at + 3))")" = pass ] || fail "verdict not under its header in line $l"
 	done
 	run_longpin --mem anon --size 4M --no-io
 	grep -q cycles "$T/out" && fail "a cycles column without --cycles"

@@ -2,6 +2,7 @@
 # torture.sh CASE: longpin torture on this machine's kernel: every
 # registration answers the contract or a race answer, every fixed I/O
 # round holds its pattern, thousands of operations, pins balanced.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 case=$1

@@ -2,6 +2,7 @@
 # verdict.sh MEMTYPE PREFAULT [SIZE]: register a buffer on the running
 # kernel and check the verdict against its contract, VmPin balance and
 # the data check.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 mem=$1 pf=$2 size=${3:-8M}
 args=(register --mem "$mem" --prefault "$pf" --size "$size" --ios 256 --repeat 3 --csv "$T/r.csv")

@@ -8,6 +8,7 @@
 #   dies:   QEMU exits at once: TCG within 3 s, QEMU's error named
 #   boots:  the guest prints its first line: KVM within 3 s; cached per
 #           host kernel, QEMU version and probe version
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 case=${1:?usage: accel.sh silent|dies|boots}
 export PATH=$REPO/tests/tool/standin:$PATH LONGPIN_CACHE=$T/cache STANDIN_LOG=$T/qemu.log

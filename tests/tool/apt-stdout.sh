@@ -3,6 +3,7 @@
 # accel`'s line in RUN.txt): installing missing packages must not add to
 # it. Stand-ins first on PATH: dpkg-query says qemu-system-x86 is not
 # installed, apt-get prints a line on stdout and installs nothing.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock

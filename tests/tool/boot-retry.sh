@@ -8,6 +8,7 @@
 #  - LONGPIN_VM_TEST_BOOT_DEATH=1: the guest's init exits before the
 #    command (the kernel panics, "Attempted to kill init"): exit 4 after
 #    one boot, the report printed, the console log named.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu

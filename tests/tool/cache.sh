@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A second build with nothing changed rebuilds nothing: prints "cached" and
 # takes less than 5 s.  (The first build may take minutes when nothing is cached.)
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_kernel stock
 # stock and patched, the kernels ./test.sh builds (the others are the

@@ -7,6 +7,7 @@
 # costing something; every constant of the model positive; the core clock
 # between 0.5 and 7 GHz. Seconds. Skips where there is no x86-64 CPU or
 # no gcc.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 [[ $(uname -m) == x86_64 ]] || skip "not an x86-64 machine: calib.c times x86 instructions"
 command -v gcc >/dev/null || skip "no gcc"

@@ -4,6 +4,7 @@
 # arguments; a kernel longpin-vm does not know; SIZE not whole MiB;
 # CYCLES of 1 (nothing over the baseline boot's cycle); no longpin
 # binary; a calibration file without the model's constants.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 
 # refused WHAT CAUSE ARGS...: cost-profile.sh ARGS says CAUSE in one

@@ -12,6 +12,7 @@
 # (a pin, an unpin), the markers entered once per registration and
 # unregistration, GUP-fast's walk in the registration, and the model's
 # formula and constants printed.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_kernel patched
 [[ -x $LONGPIN ]] || skip "no longpin binary at $LONGPIN (build it first)"

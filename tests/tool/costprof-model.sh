@@ -8,6 +8,7 @@
 # same for L2 and the LLC; a store on one vCPU sends the other's next load to the LLC;
 # the L1 DTLB holds 96 pages, the L2 DTLB 4,096; and the L1 DTLB's hash
 # agrees with a plain LRU scan over a random stream (its deletions).
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 command -v gcc >/dev/null || skip "no gcc"
 [[ $(uname -m) == x86_64 ]] || skip "not x86-64"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The guest command's exit status becomes longpin-vm's, its stdout/stderr
 # reach the host, and files it writes to /results come back in --out DIR.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu

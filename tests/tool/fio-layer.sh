@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # fio and its libraries are in the guest only with `run --fio`: the other
 # boots unpack a smaller initramfs.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock

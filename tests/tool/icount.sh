@@ -7,6 +7,7 @@
 # whole turn, up to a guest timer away (over 500 us); with hpet-tick.sh's
 # 10 us tick (vm/guest/bench.sh's stall runs) no jump reaches 200 us, and
 # once the tick is stopped they are back.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock

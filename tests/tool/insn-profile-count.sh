@@ -10,6 +10,7 @@
 # 96 KiB per 16 MiB, are zeroed at allocation, about 36 per page; with
 # what two boots clear besides, under 100 per page. Three boots under
 # -icount, the first (symbols only) not counted.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_kernel patched
 [[ -x $LONGPIN ]] || skip "no longpin binary at $LONGPIN (build it first)"

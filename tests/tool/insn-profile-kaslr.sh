@@ -4,6 +4,7 @@
 # -932.0 instructions per page with dummy_cleanup_module on top, exit 0.
 # Now: each counted boot's _stext must be the symbol boot's; else one
 # line naming the cause and the fix, exit 1, after two boots.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_kernel debian-6.1
 [[ -x $LONGPIN ]] || skip "no longpin binary at $LONGPIN (build it first)"

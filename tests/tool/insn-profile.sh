@@ -4,6 +4,7 @@
 # noise (-5.4 instructions per page) with exit 0. Now: one line naming
 # the missing binary and the fix, exit 2, no guest booted. CYCLES of 1
 # leaves nothing over the baseline boot's one cycle: refused the same way.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 
 # refused WHAT CAUSE ARGS...: insn-profile.sh ARGS says CAUSE in one line,

@@ -3,6 +3,7 @@
 # held (as a cold ./test.sh building the other kernels would hold them), a
 # boot of a built stock starts at once, and says nothing of waiting; a
 # build of a kernel of a held base waits, and says for what.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock

@@ -2,6 +2,7 @@
 # Boots use copies of the prepared NVDIMM images: the guest finds its four
 # named namespaces and their file systems without ndctl create-namespace or
 # mkfs, and what one boot writes to them is gone in the next.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock

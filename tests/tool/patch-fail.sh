@@ -4,6 +4,7 @@
 # last good series as it was (it was removed before the series applied,
 # so the next build of patched had to make it again).  Uses a throwaway
 # patch dir (LONGPIN_PATCHES).
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_kernel patched
 tree=$CACHE/trees/patched

@@ -4,7 +4,9 @@
 # boot beside a ./test.sh lost its run directory to the runs started after
 # it and died (exit 4). 33 directories, the oldest owned by this live
 # shell, the next by a finished process, the rest by none.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
+# shellcheck source=../../vm/lib/qemu.sh
 . "$VMDIR/lib/qemu.sh"
 R=$T/runs
 mkdir -p "$R"

@@ -6,6 +6,7 @@
 # init (ext4lazyinit, 20 MiB of zeroes to /dev/ram0, three bursts from a
 # random 0-5 s after mount) ran on the other vCPU beside it
 # (docs/benchmarks.md#repeats).
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock

@@ -6,6 +6,7 @@
 # with pages out), stock shows the known loss, patched none, and
 # kernel-patches/mainline's test in each guest agrees; the CSVs hold the
 # skip rows. About 3 min alone on 2 cores under TCG.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # ./run.sh's bad input: one line naming the cause and the fix, exit 2,
 # before anything is built or booted, and no results directory left.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 bad() { # REGEX ARGS...
 	local re=$1 rc=0

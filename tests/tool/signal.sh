@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # SIGTERM (and Ctrl-C) during a run kills QEMU and removes the temp files.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu

@@ -14,6 +14,7 @@
 # panicked here, so three pass by chance one time in eight. A KVM guest
 # skips the check itself (kvm-clock), and one CPU cannot keep the threads
 # apart: both skip.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A hung guest is killed at --timeout with exit status 124 and a one-line
 # message naming the timeout and the console log; no QEMU or temp dir is left.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu

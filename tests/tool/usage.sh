@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Bad input gives a one-line error naming the cause and exit status 2.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 check() { # expected-regex args...
 	local re=$1 rc

@@ -3,6 +3,7 @@
 # exit status 3 and prints the offending line and the first report whole (up to
 # its end marker); a failing command keeps its status. The guest CPU has no
 # LA57: 6.1 with KASAN gives a false report under 5-level paging (longpin-vm).
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu

@@ -4,6 +4,7 @@
 # naming the accelerator, the kernel and the console log; no QEMU and no
 # temp dir left. QEMU is a stand-in (tests/tool/standin/) that runs and
 # prints nothing; the bound is set to 3 s (LONGPIN_CONSOLE_WATCHDOG_S).
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu

@@ -5,6 +5,7 @@
 # 0x202), a 32-bit one, a source tree built in place, a directory that is
 # no tree, an image whose config lacks what the guest needs; through
 # vm/longpin-vm run and check, and ./run.sh --kernels. No boot: seconds.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 
 # stop2 WANT CMD...: CMD exits 2 with one line on stderr holding WANT,

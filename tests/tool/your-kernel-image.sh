@@ -9,6 +9,7 @@
 # file-shared) matches debian-6.12's row for row.
 # Cost: two boots of a Debian kernel, ~2 min under TCG (and fetching
 # debian-6.12 the first time).
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel debian-6.12

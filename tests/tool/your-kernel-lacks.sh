@@ -7,6 +7,7 @@
 # written and pass, its fsdax-shared and devdax lines skip naming
 # CONFIG_LIBNVDIMM, and so do those of lifetime mremap (docs/your-kernel.md).
 # One boot of stock, ~30 s under TCG.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock

@@ -12,6 +12,7 @@
 # run on a machine builds the tree cold (~10 min on 2 cores: its cache key
 # is its content, not its path, so later runs hit the cache), and
 # stock-6.12 when it is not built.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
 need_kernel stock-6.12

@@ -2,6 +2,7 @@
 # Boot KERNEL (default stock) and check: fsdax and devdax namespaces exist, the
 # two -o dax mounts really are DAX (statx STATX_ATTR_DAX), the other mounts and
 # devices are there, and "boot to first result" is printed.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 K=${1:-stock}
 need_qemu

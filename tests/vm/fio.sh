@@ -3,6 +3,7 @@
 # output through fio2csv.sh: fsdax-shared refused as the contract says,
 # a fixed/plain ratio for every registered null_blk row. The converter on
 # captured outputs, the job files: tests/host/fio.sh.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 ROOT=${LONGPIN_SRC:-$REPO}
 J=$ROOT/fio-jobs

@@ -3,6 +3,7 @@
 # (vm/longpin-vm), one boot running vm/guest/run.sh lifetime; every row
 # passes against the kernel's contract (or is its known data loss), VmPin
 # balanced. The cases one by one on this machine's kernel: tests/host/lifetime.sh.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 kernel=$1

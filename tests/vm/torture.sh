@@ -11,6 +11,7 @@
 # does per second here, on the host, scaled by SECONDS (torture_short,
 # tests/lib.sh). Then a report written to /dev/kmsg during a run makes
 # that run fail with it: the kernel-log judge is live.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 kernel=$1 secs=$2

@@ -1,9 +1,9 @@
 #!/bin/bash
 # vm.sh CASE KERNEL: boot KERNEL with vm/longpin-vm and check longpin there.
 # Label "vm": slow (a QEMU boot each, TCG). Skips when QEMU is missing.
+# shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 case=$1 kernel=$2
-repo=$REPO
 vm=$LPVM
 need_qemu
 # the contract each kernel must be judged by

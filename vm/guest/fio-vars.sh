@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # fio-vars.sh (sourced, POSIX sh): what fio does with longpin's job files,
 # shared by fio.sh (guest) and tests/host/fio.sh. The memory type of fio's
 # mem= and the errno names are longpin's (longpin fio-memtype MEM,

@@ -21,6 +21,7 @@
 # puts them there), or fio-jobs/ of the repository this file is in.
 # The memory type of each mem= and the errno names come from longpin
 # (longpin fio-memtype, fio-result).
+# shellcheck source-path=SCRIPTDIR
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/fio-vars.sh"

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # ktap.sh: sourced by the guest scripts that print a KTAP-like line per
 # longpin run (lifetime.sh, torture.sh); n counts the lines, bad is 1 once
 # one failed.
@@ -7,6 +8,7 @@ n=0 bad=0
 # skip with longpin's reason; a failure also prints the run's output)
 result() {
 	n=$((n + 1))
+	# shellcheck disable=SC2034 # bad: the exit status of the scripts that source this file
 	case $2 in
 	0) echo "ok $n $1" ;;
 	77) echo "ok $n $1 # SKIP $(tail -1 "$3")" ;;

@@ -8,6 +8,7 @@
 # io_uring's loss), and cycles (ibv_reg_mr/ibv_dereg_mr, pins balanced).
 # Rows into OUT.csv, pinner rdma. Sourced by lifetime.sh (its KTAP
 # numbering) or run alone. One skip line without an RDMA device.
+# shellcheck source-path=SCRIPTDIR
 set -u
 out=${out:-${1:-/results/lifetime.csv}}
 LONGPIN=${LONGPIN:-longpin}

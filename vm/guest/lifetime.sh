@@ -6,6 +6,7 @@
 # KTAP-like lines ("ok N CASE TYPE", "# SKIP reason"); exit 1 if a case
 # failed. RLIMIT_MEMLOCK rows need lp-runas (tests/vm/lifetime.sh builds it
 # and adds it as /usr/bin/lp-runas): as uid 65534 with a 64 kB limit.
+# shellcheck source-path=SCRIPTDIR
 set -u
 out=${1:-/results/lifetime.csv}
 LONGPIN=${LONGPIN:-longpin}
@@ -52,6 +53,7 @@ pins() {
 }
 cycles_all() {
 	cyc=${LONGPIN_LT_CYCLES:-10000}
+	# shellcheck disable=SC2046 # two numbers, into $1 and $2
 	set -- $(pins)
 	a0=$1 r0=$2 t0=$(date +%s) k=0
 	for m in $types; do
@@ -67,6 +69,7 @@ cycles_all() {
 	for i in $(seq 1 $k); do
 		eval "p=\$pid_$i m=\$mem_$i"
 		rc=0
+		# shellcheck disable=SC2154 # p: set by the eval above
 		wait "$p" || rc=$?
 		tail -n +2 "/tmp/cyc.$m.csv" >>"$out" 2>/dev/null
 		result "cycles $m" $rc "/tmp/cyc.$m.out"
@@ -74,7 +77,9 @@ cycles_all() {
 		rm -f "/tmp/cyc.$m.csv" "/tmp/cyc.$m.out"
 	done
 	# rings of exited processes are torn down asynchronously
+	# shellcheck disable=SC2034 # w only counts the tries
 	for w in 1 2 3 4 5 6 7 8 9 10; do
+		# shellcheck disable=SC2046 # two numbers, into $1 and $2
 		set -- $(pins)
 		[ $(($1 - a0)) = $(($2 - r0)) ] && break
 		sleep 0.5

@@ -7,6 +7,7 @@
 # kernel report in /dev/kmsg meanwhile. KTAP-like lines; exit 1 if a run
 # failed. Each run's seed is in its row (and on its "# seed" line): repeat
 # one with longpin torture --seconds SECONDS --mem TYPE --seed SEED.
+# shellcheck source-path=SCRIPTDIR
 set -u
 out=$1 secs=$2
 shift 2
@@ -18,6 +19,7 @@ export TMPDIR=${LONGPIN_EXT4:-/tmp}
 # rest of the boot, and no hugetlb type sets up after that
 if [ $# -eq 0 ]; then
 	types=$("$LONGPIN" torture --list)
+	# shellcheck disable=SC2046 # type names, a word each
 	set -- $(echo "$types" | grep -vx memfd-hugetlb) $(echo "$types" | grep -x memfd-hugetlb)
 fi
 echo "# torture: $# types x $secs s, $(ls -d /sys/devices/system/node/node[0-9]* | wc -l) NUMA nodes"

@@ -70,6 +70,7 @@ qemu_args() { # name kernel initrd mode [extra kernel args] -> QEMU_ARGS
 		truncate -s "$NVDIMM_BIG" "$big"
 		truncate -s "$NVDIMM_SMALL" "$small"
 	fi
+	# shellcheck disable=SC2054 # commas are part of QEMU options
 	[[ -n $NVDIMM_OFF ]] ||
 		nvdimms=(-object "memory-backend-file,id=mem0,share=on,mem-path=$big,size=$NVDIMM_BIG,align=2M"
 			-device nvdimm,id=nvdimm0,memdev=mem0,label-size=128K

@@ -7,9 +7,11 @@
 report_re() {
 	grep -v '^#' "$1" | grep . | sed 's/[][\.*^$(){}?+|/]/\\&/g' | paste -sd'|'
 }
+# shellcheck disable=SC2034 # read by channel.sh (vm/longpin-vm sources both) and tests/host/kmsg.sh
 WARN_RE=$(report_re "$REPO/harness/kernel-reports.list")
 # a regex that matches no line: what allow_re() gives without
 # LONGPIN_DMESG_ALLOW
+# shellcheck disable=SC2034 # read by channel.sh's allow_re (vm/longpin-vm sources both)
 NO_LINE_RE='^\b$x'
 
 # known_false LOG OUT: LOG into OUT without the known false reports, and

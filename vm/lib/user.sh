@@ -203,6 +203,7 @@ user_resolve() {
 	USER_KIND[$l]=$kind USER_PATH[$l]=$p USER_REL[$l]=$rel
 	KERNEL_TABLE+=("$l $kind $base -")
 	KERNELS+=("$l")
+	# shellcheck disable=SC2034 # read by vm/longpin-vm's kernel_arg, which sources this file
 	KLABEL=$l
 }
 
@@ -443,6 +444,7 @@ user_check() {
 		return 0
 	fi
 	if ((${#nv[@]})); then
+		# shellcheck disable=SC2034 # read by qemu.sh's guest start (vm/longpin-vm sources both)
 		NVDIMM_OFF="${nv[*]}"
 		USER_LACKS+="nvdimm ${nv[*]}"$'\n'
 	fi

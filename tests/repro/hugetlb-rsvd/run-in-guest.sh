@@ -12,6 +12,7 @@
 #   kernel changed, and the mremap leak has been checked by then.
 # A kernel that no longer does this fails with the numbers seen: the bug
 # is fixed there, update the expectation and the README.
+# shellcheck source-path=SCRIPTDIR
 # shellcheck source=../../lib.sh
 . "$(dirname "$0")/../../lib.sh"
 K=${1:-debian-6.12}

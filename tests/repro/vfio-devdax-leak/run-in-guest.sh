@@ -7,6 +7,7 @@
 # kernels (kernel-patches/: vfio-type1-unpin-reserved) release them all.
 # The anonymous half balances on every kernel. A kernel that does other
 # than its line here fails with the numbers seen.
+# shellcheck source-path=SCRIPTDIR
 # shellcheck source=../../lib.sh
 . "$(dirname "$0")/../../lib.sh"
 K=${1:-stock}
