@@ -17,10 +17,15 @@ vm=$here/../vm/longpin-vm
 cache=${LONGPIN_CACHE:-$HOME/.cache/longpin}
 nommu=${LONGPIN_BISECT_NOMMU:-1}
 cross=arm-linux-gnueabi-
-# base -> its series directories, in order, the kernel built with them and
-# the pristine tree longpin-vm unpacks its tarball into
-declare -A sets=([6.1]="6.1-stable 6.1-vfio 6.1" [6.12]="6.12-vfio 6.12") kernel=([6.1]=patched [6.12]=patched-6.12) \
-	pristine=([6.1]=stock [6.12]=stock-6.12)
+# base -> its series directories, in order (read from SERIES_61 and
+# SERIES_612 of vm/longpin-vm, the one list), the kernel built with them
+# and the pristine tree longpin-vm unpacks its tarball into
+series_of() { sed -n "s/^$1=(\(.*\))\$/\1/p" "$vm"; }
+declare -A sets=([6.1]="$(series_of SERIES_61)" [6.12]="$(series_of SERIES_612)") \
+	kernel=([6.1]=patched [6.12]=patched-6.12) pristine=([6.1]=stock [6.12]=stock-6.12)
+for b in 6.1 6.12; do
+	[[ -n ${sets[$b]} ]] || { echo "bisect-build: no series of $b in $vm" >&2; exit 2; }
+done
 bases=("$@")
 ((${#bases[@]})) || bases=(6.1 6.12)
 for b in "${bases[@]}"; do

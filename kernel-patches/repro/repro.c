@@ -9,14 +9,14 @@
  *             pages) untouched. Prints the answer, how many of pages 0-3
  *             the registration faulted in (mincore()) and how many pins it
  *             took (nr_foll_pin_acquired). Fixed: -EFAULT, 0 faulted, 0
- *             pins (6.1 series 5/10); else the pages before the gap were
+ *             pins (6.1 series 4/10); else the pages before the gap were
  *             faulted and pinned before -EFAULT.
  *   shmem     a 64 KiB memfd buffer, read-faulted, registered, READ_FIXED
  *             from a file, unregistered, MADV_PAGEOUT, read back.
  *   madvfree  a 64 KiB private anonymous buffer, written, MADV_FREEd,
  *             registered, READ_FIXED, unregistered, MADV_PAGEOUT, read
- *             back. Fixed: no byte lost (dirtying on unpin, 1/N of each
- *             series).
+ *             back. Fixed: no byte lost (dirtying on unpin: 6.1-stable's
+ *             2/2, 6.12's 1/2).
  *
  * Prints one line per case; exit 0: the kernel behaves as fixed, 1: the
  * defect shows, 2: setup failed. Build: cc -O2 -static -o repro repro.c
