@@ -11,7 +11,9 @@
  *             unregistered, MADV_PAGEOUT, read back;
  *   madvfree  a private anonymous buffer written, then MADV_FREEd (clean
  *             and lazily freeable), registered, READ_FIXED, unregistered,
- *             MADV_PAGEOUT, read back.
+ *             MADV_PAGEOUT (again while pages stay: a lazily freed page
+ *             written again is made swap-backed and kept for one
+ *             pass), read back.
  *
  * A case prints one line: PASS (its pages left memory and came back
  * whole), FAIL (bytes lost, or READ_FIXED did not fill the buffer) or
@@ -203,7 +205,7 @@ static int test_case(const struct tcase *tc)
 	struct io_uring ring;
 	bool ring_up = false;
 	char *pat, *buf = NULL;
-	int src, fd = -1, ret, out = 0;
+	int src, fd = -1, ret, out = 0, tries, kept;
 	struct iovec iov;
 
 	pat = malloc(BUF_SIZE);
@@ -282,10 +284,23 @@ static int test_case(const struct tcase *tc)
 			       strerror(errno));
 		goto out;
 	}
-	ret = t_resident(buf, BUF_SIZE, after);
-	if (ret) {
-		ret = t_report(tc, T_EXIT_FAIL, "mincore: %s", strerror(-ret));
-		goto out;
+	/*
+	 * A lazily freed page written again (dirtied at the unpin) is made
+	 * swap-backed by reclaim and kept for that pass: page out twice
+	 * more at most while pages that were resident still are.
+	 */
+	for (tries = 0; tries < 3; tries++) {
+		ret = t_resident(buf, BUF_SIZE, after);
+		if (ret) {
+			ret = t_report(tc, T_EXIT_FAIL, "mincore: %s",
+				       strerror(-ret));
+			goto out;
+		}
+		for (i = 0, kept = 0; i < npages; i++)
+			kept += (before[i] & 1) && (after[i] & 1);
+		if (!kept || tries == 2)
+			break;
+		madvise(buf, BUF_SIZE, MADV_PAGEOUT);
 	}
 	for (i = 0; i < npages; i++)
 		out += (before[i] & 1) && !(after[i] & 1);
