@@ -4,7 +4,8 @@
 # bound to vfio-pci) on the guest's devdax namespace, and check what
 # README.md says: upstream kernels keep every pin of a devdax page after
 # VFIO_IOMMU_UNMAP_DMA (acquired 512, released 0 for 2 MiB), the patched
-# kernels (kernel-patches/: vfio-type1-unpin-reserved) release them all.
+# kernels (kernel-patches/*-vfio/0001 "vfio/type1: unpin the device-dax
+# pages it pinned") release them all.
 # The anonymous half balances on every kernel. A kernel that does other
 # than its line here fails with the numbers seen.
 # shellcheck source-path=SCRIPTDIR
