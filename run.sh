@@ -356,6 +356,27 @@ run_bench() { # KERNEL I
 	return $rc
 }
 
+# the cost model of a kernel's 64 MiB registration (scripts/cost-profile.sh:
+# instructions, atomics, misses of a modelled cache, modelled cycles per
+# page) into bench/cost-<kernel>.txt, with the calibration it used
+run_cost() {
+	local k=$1
+	mkdir -p "$out/bench"
+	bench_slot
+	LONGPIN=$repo/build/longpin scripts/cost-profile.sh "$k" 64M 20 >"$out/bench/cost-$k.txt" || return 1
+	cp "${LONGPIN_CALIB:-$cache/calib.txt}" "$out/bench/calib.txt"
+}
+# the hardware anchor: this machine's own kernel, natively, registering a
+# written 64 MiB buffer 20 times, 7 processes (bench/native.csv)
+run_native() {
+	local i
+	mkdir -p "$out/bench"
+	for i in 1 2 3 4 5 6 7; do
+		build/longpin register --mem anon --size 64M --prefault write --cycles 20 --no-io \
+			--quiet --csv "$out/bench/native.csv" || return 1
+	done
+}
+
 # torture: one boot per kernel, longpin torture on every memory type
 # (vm/guest/torture.sh), the rows to torture-<kernel>.csv
 run_torture() {
@@ -396,12 +417,19 @@ for k in "${list[@]}"; do
 		if [ $bench = 1 ] && [ "$bclock" = icount ]; then
 			if benches "$k"; then
 				for ((i = 1; i <= repeat; i++)); do lane "bench-$k-$i" run_bench "$k" "$i"; done
+				[ $mode = main ] || [[ $k == tree-* ]] || lane "cost-$k" run_cost "$k"
 			else
 				stage "kernel $k: no benchmarks: Debian's config, not ours, so no ratio against our kernels would mean anything"
 			fi
 		fi ;;
 	esac
 done
+# the full and bench modes' hardware anchor, after the guests: natively
+# on this machine, beside nothing of ours
+if [ $bench = 1 ] && [ $mode != main ] && [ "$(id -u)" = 0 ]; then
+	wait_lanes
+	lane native run_native
+fi
 wait_lanes
 failed=()
 while read -r l; do
@@ -434,6 +462,19 @@ if [ ${#bcsvs[@]} -ge 2 ]; then
 	[ "$repeat" = 1 ] || ropt=(--repeats)	# bench/rI/K.csv: repeats of kernel K
 	build/longpin-compare "${ropt[@]}" --report "$out/bench/report.md" --plots "$out/bench/plots" "${bcsvs[@]}" \
 		>"$out/bench/compare.txt" || failed+=("bench compare")
+	# the cost model's tables and the native anchor, beside the report's
+	# instruction counts
+	if compgen -G "$out/bench/cost-*.txt" >/dev/null; then
+		{
+			printf '\n## The cost model, per page (scripts/cost-profile.sh)\n\n'
+			for c in "$out"/bench/cost-*.txt; do printf '```\n'; cat "$c"; printf '```\n\n'; done
+			if [ -f "$out/bench/native.csv" ]; then
+				printf 'Native, this machine (no VM), `longpin register --mem anon --size 64M --prefault write --cycles 20`, ns per page:\n\n'
+				python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1])): print("- kernel %s: registration %s (median of the cycles), unregistration %s" % (r["kernel"], r["cycle_reg_ns_med"], r["unreg_ns_per_page"]))' "$out/bench/native.csv"
+			fi
+		} >>"$out/bench/report.md"
+	fi
 	stage "benchmarks: $out/bench/report.md"
 fi
 summary=$(python3 scripts/summary.py "$out" "$kernels") || failed+=("summary")

@@ -92,6 +92,44 @@ def stall(rs, pf, size):
     return (statistics.median(m), min(m), max(m)) if m else None
 
 
+def cost(bdir, a, b):
+    """the cost model's per-page figures (bench/cost-K.txt) of both kernels, and the native anchor"""
+    def table(k):
+        path = Path(bdir) / f"cost-{k}.txt"
+        if not path.exists():
+            return None
+        t = {}
+        for line in path.read_text().splitlines():
+            for phase in ("registration", "unregistration", "whole cycle"):
+                f = line[len(phase):].split()
+                if line.startswith(phase + " ") and len(f) == 10 and num(f[0]) is not None:
+                    t[phase] = dict(zip(("insns", "atomics", "loads", "stores", "l1", "l2", "llc", "walks",
+                                         "cycles", "ns"), map(float, f)))
+        return t
+    ta, tb = table(a), table(b)
+    if not ta or not tb:
+        return []
+    out = [f"cost model, 64 MiB written, per page (bench/cost-K.txt: instructions / atomics / L2 misses / "
+           f"modelled cycles; {b} against {a}):"]
+    for ph in ("registration", "unregistration", "whole cycle"):
+        x, y = ta.get(ph), tb.get(ph)
+        if x and y:
+            out.append(f"  {ph}: {a} {x['insns']:.1f} / {x['atomics']:.2f} / {x['l2']:.2f} / {x['cycles']:.1f}, "
+                       f"{b} {y['insns']:.1f} / {y['atomics']:.2f} / {y['l2']:.2f} / {y['cycles']:.1f}: "
+                       f"x{x['insns'] / y['insns']:.2f} in instructions, x{x['cycles'] / y['cycles']:.2f} in modelled cycles")
+    nat = Path(bdir) / "native.csv"
+    if nat.exists():
+        rs = rows(nat)
+        reg = [num(r["cycle_reg_ns_med"]) for r in rs if num(r["cycle_reg_ns_med"]) is not None]
+        unreg = [num(r["unreg_ns_per_page"]) for r in rs if num(r["unreg_ns_per_page"]) is not None]
+        if reg and unreg:
+            r, u = statistics.median(reg), statistics.median(unreg)
+            out.append(f"  native, this machine's {rs[0]['kernel']} (no VM, {len(reg)} processes): registration "
+                       f"{r:.1f} ns [{min(reg):.1f}-{max(reg):.1f}], whole cycle {r + u:.1f} ns; the model's "
+                       f"{a}: {ta['registration']['ns']:.1f} and {ta['whole cycle']['ns']:.1f} ns")
+    return out
+
+
 def bench(bdir):
     csvs = sorted(Path(bdir).glob("*.csv"))
     if len(csvs) < 2:
@@ -126,7 +164,7 @@ def bench(bdir):
         else:
             line += f"x{sb[0] / sa[0]:.4f}"
         out.append(line)
-    return out
+    return out + cost(bdir, a, b)
 
 
 def main():
