@@ -320,8 +320,8 @@ run_verdicts() {
 # the benchmarks under -icount: a boot of their own per repeat; their CSV
 # to bench/<kernel>.csv, or bench/rI/<kernel>.csv with --repeat. Counted
 # in instructions, their figures do not depend on what else runs.
-# bench_slot: at most one benchmark boot per core runs (4 GiB each): the
-# lane holds the lock of a free slot until it ends
+# bench_slot: at most one benchmark (4 GiB) or torture boot per core
+# runs: the lane holds the lock of a free slot until it ends
 bench_slot() {
 	local s fd
 	while :; do
@@ -383,6 +383,9 @@ run_torture() {
 	local k=$1 res rc=0 secs=$tsecs ko
 	res=$work/$k
 	[ -n "$secs" ] || { secs=30; [[ $k == *-debug ]] && secs=60; }
+	# one torture guest per core: its operations' floors are counts of
+	# what it did in its seconds
+	bench_slot
 	mapfile -t ko < <(kopts "$k")
 	LONGPIN=$repo/build/longpin vm/longpin-vm run "${ko[@]}" --timeout $((40 * secs + 900)) \
 		--out "$res" -- env LONGPIN_TORTURE_SECONDS="$secs" \
