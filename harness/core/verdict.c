@@ -100,7 +100,7 @@ void table_print_lifetime(const struct row *r, bool header)
 	char size[24], res[24], exp[24] = "-", vmpin[48];
 
 	if (header)
-		printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-7s %-26s %s\n",
+		printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-11s %-26s %s\n",
 		       "case", "memtype", "prefault", "size", "result",
 		       "expected", "verdict", "VmPin kB before/reg/after",
 		       "data");
@@ -110,7 +110,7 @@ void table_print_lifetime(const struct row *r, bool header)
 		result_str(exp, sizeof(exp), r->expected);
 	snprintf(vmpin, sizeof(vmpin), "%ld / %ld / %ld", r->vmpin[0],
 		 r->vmpin[1], r->vmpin[2]);
-	printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-7s %-26s %s\n", r->op,
+	printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-11s %-26s %s\n", r->op,
 	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict, vmpin,
 	       r->io.check[0] ? r->io.check : "-");
 	note_line(r);
