@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """docs_check.py CHECK REPO [LONGPIN]: the docs describe the present.
 
-  history   no commit hash and no results/ run-id in README.md or docs/*.md
-            outside a link target or a table cell (a figure cites its run
-            in a table or a link; history stays in git)
+  history   no commit of this repository and no results/ run-id in
+            README.md or docs/*.md outside a link target or a table cell (a
+            figure cites its run in a table or a link; history stays in git)
   readme    README.md's first 30 lines say what longpin is and give the two
             commands (./run.sh, ./test.sh) with what each gives
   stale     every "N/M" patch number in README.md, docs/ and
@@ -40,14 +40,20 @@ def prose(path):
         yield i, LINK.sub("]()", re.sub(r"`[^`]*`", "``", line))
 
 
+def ours(repo, tok):
+    """is @tok a commit of this repository (not an upstream kernel commit a changelog cites)?"""
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "--verify", "-q", tok + "^{commit}"],
+                          capture_output=True).returncode == 0
+
+
 def history(repo):
     bad = []
     for p in pages(repo):
         for i, line in prose(p):
             for m in HEX.finditer(line):
                 tok = m.group(0)
-                if re.search(r"[0-9]", tok) and re.search(r"[a-f]", tok):
-                    bad.append(f"{p.relative_to(repo)}:{i}: a commit hash in prose: {tok}")
+                if re.search(r"[0-9]", tok) and re.search(r"[a-f]", tok) and ours(repo, tok):
+                    bad.append(f"{p.relative_to(repo)}:{i}: a commit of this repository in prose: {tok}")
             for m in RUNID.finditer(line):
                 bad.append(f"{p.relative_to(repo)}:{i}: a run-id in prose: {m.group(0)} (cite it in a link or a table)")
     return bad
