@@ -387,7 +387,7 @@ void table_print_lifetime(const struct row *r, bool header);
  * row without such a contract row, too), the defect, or not the defect
  * (the data survived: the kernel or the contract changed).
  */
-enum row_defect { DEFECT_NONE, DEFECT_SHOWN, DEFECT_ABSENT };
+enum row_defect { DEFECT_NONE, DEFECT_SHOWN, DEFECT_ABSENT, DEFECT_UNEXERCISED };
 int row_judge(struct row *r, bool failed, enum row_defect d, const char *note);
 int row_write(const struct row *r, const struct opts *o, bool header, int ret);
 /*

@@ -121,9 +121,12 @@ void table_print_lifetime(const struct row *r, bool header)
  * set; matrix rows and --lifetime rows alike (docs/harness.md, "Exit status and verdicts"):
  * "fail": not the expected answer, or @failed (a check beside the answer
  * failed: a pin leak, the data check, a cycle, an unregistration);
- * "unchecked": no expected answer; then, for the expected answer only:
- * "unexercised": the case did not happen (r->unexercised says why: its
- * pages never left memory), whatever the defect; "defect": the
+ * "unchecked": no expected answer; "unexercised" with @d
+ * DEFECT_UNEXERCISED: a known loss whose precondition did not hold (every
+ * page dirty before the unpin), whatever the answer; then, for the
+ * expected answer only: "unexercised": the case did not happen
+ * (r->unexercised says why: its pages never left memory), whatever the
+ * defect; "defect": the
  * contract's known defect showed (@d DEFECT_SHOWN); "fixed": it did not
  * (@d DEFECT_ABSENT, every check held); else "pass". A warning names a
  * defect or a fixed one. Sets r->verdict and r->note (@note, which the
@@ -132,8 +135,14 @@ void table_print_lifetime(const struct row *r, bool header)
 int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 {
 	r->verdict = failed ? "fail" : row_verdict(r);
+	/*
+	 * a known loss whose precondition did not hold (every page dirty
+	 * before the unpin): the answer, data kept, says nothing of it
+	 */
+	if (!failed && d == DEFECT_UNEXERCISED && r->unexercised)
+		r->verdict = "unexercised";
 	/* the rest says how an answer that matched the contract's came out */
-	if (strcmp(r->verdict, "pass"))
+	else if (strcmp(r->verdict, "pass"))
 		d = DEFECT_NONE;
 	else if (r->unexercised)
 		r->verdict = "unexercised";

@@ -34,7 +34,7 @@ bool lt_expect(struct lt *t)
 static enum row_defect defect_of(struct lt *t, int result)
 {
 	if (!result && !t->failed && t->r.unexercised)
-		return DEFECT_NONE;
+		return DEFECT_UNEXERCISED;
 	if (!result && !t->failed) {
 		lt_note(t, "the contract's known defect (-%s, data lost) did not show: the data survived; correct the contract if this kernel keeps it",
 			errno_name(t->r.expected));

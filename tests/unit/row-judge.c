@@ -37,6 +37,8 @@ static const struct judge_case cases[] = {
 	{ "pages never left memory, a known loss row", 0, -EIO, true, false, true, DEFECT_NONE, "fail", LP_FAIL },
 	{ "pages never left memory, defect absent", 0, 0, true, false, true, DEFECT_ABSENT, "unexercised", LP_OK },
 	{ "unexercised and a failed check", 0, 0, true, true, true, DEFECT_NONE, "fail", LP_FAIL },
+	{ "a loss row whose pages were all dirty before the unpin: kept", 0, -EIO, true, false, true, DEFECT_UNEXERCISED, "unexercised", LP_OK },
+	{ "the same, and a failed check", 0, -EIO, true, true, true, DEFECT_UNEXERCISED, "fail", LP_FAIL },
 };
 
 int main(void)
