@@ -187,6 +187,8 @@ out=${out:-results/$run_id}
 	err "--out $out exists and is not empty: give a new directory (a run's files are never mixed with another's)"
 
 start=$(date +%s)
+# the commit the run ran, taken now: the tree may move while it runs
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo -)$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 stage() { echo "[$(date +%T) +$(($(date +%s) - start))s] $*"; }
 need_packages "${HARNESS_PACKAGES[@]}"
 stage "build: longpin and longpin-compare"
@@ -486,7 +488,7 @@ took=$(($(date +%s) - start))
 	echo "command: ${LONGPIN_CACHE:+LONGPIN_CACHE=$LONGPIN_CACHE }./run.sh $args"
 	echo "mode: $mode"
 	echo "output: $out"
-	echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo -)$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
+	echo "commit: $commit"
 	echo "date: $(date -u +%FT%TZ)"
 	echo "took: $((took / 60)) min $((took % 60)) s"
 	echo "host: $(uname -r), $(nproc) cores, $(awk '/MemTotal/ {print int($2/1048576)" GiB"}' /proc/meminfo)"
