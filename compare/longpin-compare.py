@@ -33,7 +33,7 @@ if "LP_PINNERS" in PINNERS[0]:
                          "harness/pinners/pinners.def").read_text())
 
 # The CSV schemas (docs/harness.md): 3 is 2 with pinner, 2 is 1 with accel,
-# 4 is 3 with seven columns before accel.
+# 4 is 3 with nine columns before accel.
 S3 = ("schema source timestamp kernel contract memtype prefault size op pinner fs_type dax thp_kb "
       "result errno expected verdict reg_ns_per_page unreg_ns_per_page vmpin_before_kb vmpin_reg_kb "
       "vmpin_after_kb vmpin_leak_kb foll_pin_acquired foll_pin_released gup_fast_pages gup_slow_pages "
@@ -44,7 +44,8 @@ S3 = ("schema source timestamp kernel contract memtype prefault size op pinner f
       "cycle_reg_ns_med cycle_reg_ns_max probe_calls probe_p999_us probe_max_us accel note").split()
 _A = S3.index("accel")
 SCHEMAS = {"1": [c for c in S3 if c not in ("pinner", "accel")], "2": [c for c in S3 if c != "pinner"],
-           "3": S3, "4": S3[:_A] + ["stall_us_min", "stall_us_med", "stall_us_max", "moved_pages",
+           "3": S3, "4": S3[:_A] + ["stall_us_min", "stall_us_med", "stall_us_max", "probe_free_med_us",
+                                    "probe_free_p99_us", "moved_pages",
                                     "dirty_unpin_kb", "pages_out", "pages_intact"] + S3[_A:]}
 # the columns two files must both have or both lack (pinner is new in 3)
 SAME_COLS = ("source memtype prefault size op fs_type result errno verdict reg_ns_per_page "

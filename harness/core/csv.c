@@ -33,7 +33,7 @@ static const char csv_header[] =
 	"clat_p50_us,clat_p99_us,clat_p999_us,cpu_usr,cpu_sys,"
 	"cycles,cycle_reg_ns_min,cycle_reg_ns_med,cycle_reg_ns_max,"
 	"probe_calls,probe_p999_us,probe_max_us,"
-	"stall_us_min,stall_us_med,stall_us_max,"
+	"stall_us_min,stall_us_med,stall_us_max,probe_free_med_us,probe_free_p99_us,"
 	"moved_pages,dirty_unpin_kb,pages_out,pages_intact,accel,note\n";
 
 /* A text field: commas and line breaks would break the CSV. */
@@ -147,6 +147,10 @@ static void put_cycles(FILE *f, const struct cycles_result *c)
 	else
 		fprintf(f, ",%.1f,%.1f,%.1f", c->stall_min_us, c->stall_med_us,
 			c->stall_max_us);
+	if (!c->probe_free_n)
+		fputs(",-,-", f);
+	else
+		fprintf(f, ",%.1f,%.1f", c->probe_free_med_us, c->probe_free_p99_us);
 }
 
 static void put_row(FILE *f, const struct row *r, unsigned int repeat)
@@ -185,7 +189,7 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_long(f, r->dirty_kb[1]);
 	put_io(f, r, repeat);
 	if (r->source)		/* another tool's row: no cycles, no prober */
-		fputs(",-,-,-,-,-,-,-,-,-,-", f);
+		fputs(",-,-,-,-,-,-,-,-,-,-,-,-", f);
 	else
 		put_cycles(f, &r->cyc);
 	for (i = 0; i < RP_NR; i++)

@@ -311,6 +311,9 @@ struct cycles_result {
 	/* each registration's stall (longest prober call in it), over them */
 	unsigned int stall_n;
 	double stall_min_us, stall_med_us, stall_max_us;
+	/* the prober's calls outside every registration: the floor */
+	size_t probe_free_n;
+	double probe_free_med_us, probe_free_p99_us;
 	int probe_cpu[2];			/* registrant, prober; -1: shared */
 };
 

@@ -213,6 +213,36 @@ void probe_window_max(const struct probe_call *call, size_t ncall,
 }
 
 /*
+ * The instrument's floor: the prober's calls that overlap no
+ * registration, their median and 99th percentile. A registration that
+ * obstructs nothing still shows one such call as its stall.
+ */
+static void probe_free(const struct probe_thread *p, const uint64_t *win,
+		       unsigned int n, struct cycles_result *cr)
+{
+	uint32_t *ns = malloc((p->n ? p->n : 1) * sizeof(*ns));
+	size_t i, k = 0;
+	unsigned int w = 0;
+
+	for (i = 0; ns && i < p->n; i++) {
+		uint64_t a = p->call[i].start, b = a + p->call[i].ns;
+
+		while (w < n && win[2 * w + 1] < a)
+			w++;
+		if (w < n && win[2 * w] <= b)
+			continue;	/* it overlaps a registration */
+		ns[k++] = p->call[i].ns;
+	}
+	if (k) {
+		qsort(ns, k, sizeof(*ns), cmp_u32);
+		cr->probe_free_med_us = ns[k / 2] / 1e3;
+		cr->probe_free_p99_us = ns[(size_t)((k - 1) * 0.99)] / 1e3;
+	}
+	cr->probe_free_n = k;
+	free(ns);
+}
+
+/*
  * Stop the prober; time its calls inside the registration windows, and
  * each registration's longest one (its stall): median, min and max over
  * the registrations a call overlapped.
@@ -253,6 +283,7 @@ static void probe_finish(struct probe_thread *p, const uint64_t *win,
 		cr->stall_med_us = wmax[m / 2] / 1e3;
 		cr->stall_max_us = wmax[m - 1] / 1e3;
 	}
+	probe_free(p, win, n, cr);
 	free(wmax);
 	free(ns);
 	free(p->call);

@@ -87,7 +87,7 @@ to_schema2() {
 # $T/s4/KERNEL.csv and $T/KERNEL.csv
 to_schema4() {
 	mkdir -p "$T/s4"
-	csv_awk "$D/pinner/$1.csv" '{ $col("accel") = (NR == 1 ? "stall_us_min,stall_us_med,stall_us_max,moved_pages,dirty_unpin_kb,pages_out,pages_intact" : "-,-,-,-,-,-,-") OFS $col("accel")
+	csv_awk "$D/pinner/$1.csv" '{ $col("accel") = (NR == 1 ? "stall_us_min,stall_us_med,stall_us_max,probe_free_med_us,probe_free_p99_us,moved_pages,dirty_unpin_kb,pages_out,pages_intact" : "-,-,-,-,-,-,-,-,-") OFS $col("accel")
 		if (NR > 1) $col("schema") = 4; print }' >"$T/s4/$1.csv"
 	cp "$T/s4/$1.csv" "$T/$1.csv"
 }

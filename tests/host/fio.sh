@@ -39,7 +39,7 @@ convert)
 	[ "$rc" = 0 ] || fail "exit status $rc"
 	[ "$(wc -l <"$T/o.csv")" = 27 ] || fail "$(wc -l <"$T/o.csv") lines, want header + 26"
 	n=$(awk -F, '{ print NF }' "$T/o.csv" | sort -u)
-	[ "$n" = 72 ] || fail "field counts: $n"
+	[ "$n" = 74 ] || fail "field counts: $n"
 	! csv_cols "$T/o.csv" verdict | grep -qvx pass || fail "a verdict is not pass on stock"
 	p=mmapshared-daxext4-nullb
 	want "$T/o.csv" $p source fio

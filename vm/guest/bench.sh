@@ -13,8 +13,8 @@
 #     once and registers it LONGPIN_STALL_RUNS times (11; 5 at 1 GiB:
 #     LONGPIN_STALL_RUNS_1G); the row's stall_us_* are the median [min-max]
 #     over the registrations, which longpin-compare shows;
-#     and the instrument's floor: the same for one page (4 KiB), whose
-#     stall is the prober's own unobstructed call;
+#     each row also holds the instrument's floor: the prober's calls that
+#     overlap no registration (probe_free_med_us, probe_free_p99_us);
 #  3. a refused 64 MiB file-shared registration (needs LONGPIN_FILE_DIR),
 #     for prefault write (nothing left to fault) and none.
 # Rows go to OUT.csv (CSV schema 4, --no-io). In a guest booted with
@@ -65,9 +65,6 @@ if [ -n "$icount" ] && [ "$tick_us" != 0 ]; then
 		bad=1
 	fi
 fi
-# the instrument's floor: a one-page registration beside the prober, whose
-# stall is the prober's own call under the same clock and tick
-run --mem anon --size 4K --prefault write --cycles "$stall_runs" --mmap-probe
 for s in $stall_sizes; do
 	n=$stall_runs
 	[ "$s" = 1G ] && n=$stall_runs_1g
