@@ -47,5 +47,11 @@ echo "$rows"
 for m in anon memfd; do
 	[ "$(grep -c "^$m .* pass linux-6.1 " <<<"$rows")" = 3 ] || fail "$m: want three pass rows judged by linux-6.1"
 done
-grep -qE '^(fsdax|devdax)' <<<"$rows" && fail "an NVDIMM type has a row"
+# the NVDIMM types' rows are skips, none judged
+for m in fsdax-shared devdax; do
+	[ "$(grep -c "^$m .* skip linux-6.1 " <<<"$rows")" = 3 ] || fail "$m: want three skip rows"
+done
+grep -E '^(fsdax|devdax)' <<<"$rows" | grep -qv " skip " && fail "an NVDIMM type has a judged row"
+csv_cols "$T/res/m.csv" memtype note | grep -E '^(fsdax|devdax)' | grep -qv "CONFIG_LIBNVDIMM" &&
+	fail "an NVDIMM skip row does not name CONFIG_LIBNVDIMM"
 pass "$label: CONFIG_LIBNVDIMM named before the boot; anon and memfd pass, fsdax-shared and devdax skip naming it"
