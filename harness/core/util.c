@@ -61,6 +61,8 @@ void lp_warn(const char *fmt, ...)
  *               start, a run of 0 s (tests/host/torture.sh floor)
  *   compact-slow  --torture: each compaction of the thp thread takes a
  *               second longer (tests/host/torture.sh compact-slow)
+ *   mem-short   lifetime limits: MemAvailable reads 0 kB, so the rows that
+ *               would pin 64 MiB or more skip (tests/host/lifetime.sh)
  * Is @name among them?
  */
 bool lp_test_fault(const char *name)

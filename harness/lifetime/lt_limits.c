@@ -9,6 +9,33 @@
 #include "lifetime.h"
 
 #define LT_MAX_BUFS	16384		/* IORING_MAX_REG_BUFFERS */
+#define LT_HEADROOM	(64 * MiB)	/* left to everything else meanwhile */
+
+/*
+ * A row that pins @total bytes needs them in memory: where MemAvailable
+ * is short, the OOM killer would end the process in the middle of the
+ * table, so the row skips with the figures instead.
+ */
+static bool short_of_memory(struct lt *t, const char *op, size_t total,
+			    int expected)
+{
+	long avail_kb = lp_test_fault("mem-short") ? 0 :
+			meminfo_kb("MemAvailable:");
+
+	if (expected || avail_kb < 0 ||
+	    (size_t)avail_kb * KiB >= total + LT_HEADROOM)
+		return false;
+	lt_row_reset(t, t->ops->name, total);
+	t->r.op = op;
+	t->r.have_expected = true;
+	t->r.expected = expected;
+	snprintf(t->note, sizeof(t->note),
+		 "%s needs %zu MiB available to pin %zu MiB, MemAvailable is %ld MiB: free memory, or give the guest more (longpin-vm --mem)",
+		 op, (total + LT_HEADROOM) / MiB, total / MiB, avail_kb / 1024);
+	if (!t->o->quiet)
+		fprintf(stderr, "longpin: lifetime limits: skip: %s\n", t->note);
+	return true;
+}
 
 /* One limit row on private anon memory of @bufs x @len bytes. */
 static int limit_row(struct lt *t, const char *op, unsigned int bufs,
@@ -19,6 +46,10 @@ static int limit_row(struct lt *t, const char *op, unsigned int bufs,
 	char *p;
 	int ret;
 
+	if (short_of_memory(t, op, total, expected)) {
+		free(iov);
+		return row_skip(&t->r, t->o, t->note) ? LP_EUSAGE : LP_OK;
+	}
 	lt_row_reset(t, t->ops->name, total);
 	t->r.have_expected = true;
 	t->r.expected = expected;
