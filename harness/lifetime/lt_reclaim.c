@@ -282,6 +282,20 @@ static int write_through_pin(struct lt *t, struct pages_seen *s, bool pinned)
 	return lt_unreg(t);
 }
 
+
+/*
+ * After the unregistration (@ret 0): the buffer paged out, then judged by
+ * what came back; @s freed either way.
+ */
+static int page_out_judge(struct lt *t, struct pages_seen *s, int ret)
+{
+	if (!ret && lt_page_out(t, "after unregistering", s))
+		ret = LT_SKIP;
+	if (!ret)
+		ret = reclaim_judge(t, s, t->p.ops->dev_writer);
+	seen_free(s);
+	return ret;
+}
 /*
  * The device writes a pattern into the whole buffer, then it is unpinned,
  * reclaimed and read back. A write through the bvecs of a fixed buffer
@@ -303,12 +317,7 @@ static int lt_reclaim(struct lt *t)
 	if (!ret && pinned)	/* the backend's read prefault: it knows its holes */
 		(t->ops->populate ? t->ops->populate : mem_populate)(&t->m,
 								      PF_READ);
-	if (!ret && lt_page_out(t, "after unregistering", &s))
-		ret = LT_SKIP;
-	if (!ret)
-		ret = reclaim_judge(t, &s, t->p.ops->dev_writer);
-	seen_free(&s);
-	return ret;
+	return page_out_judge(t, &s, ret);
 }
 
 /*
@@ -334,12 +343,7 @@ static int lt_lazyfree(struct lt *t)
 	ret = seen_alloc(&s, t->m.len);
 	if (!ret)
 		ret = write_through_pin(t, &s, false);
-	if (!ret && lt_page_out(t, "after unregistering", &s))
-		ret = LT_SKIP;
-	if (!ret)
-		ret = reclaim_judge(t, &s, t->p.ops->dev_writer);
-	seen_free(&s);
-	return ret;
+	return page_out_judge(t, &s, ret);
 }
 
 const struct lt_case lt_case_reclaim = {
