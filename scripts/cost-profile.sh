@@ -2,7 +2,8 @@
 # cost-profile.sh KERNEL [SIZE] [CYCLES]: what a registration of a written
 # anonymous buffer of SIZE (default 64M) would cost on hardware, per page:
 # instructions, locked atomics, loads and stores, misses of a simulated
-# Zen 5 cache hierarchy and data TLB (scripts/costprof.c, a QEMU TCG
+# Zen 5 cache hierarchy and data TLB (scripts/costprof.c with its model
+# scripts/cachesim.c, a QEMU TCG
 # plugin), and the model's cycles, for the registration, the
 # unregistration and the whole cycle, and the functions the cycles go to.
 # Boots KERNEL as scripts/insn-profile.sh does: once for /proc/kallsyms
@@ -46,7 +47,7 @@ for c in CPI0 C_atomic C_L2 C_LLC C_mem C_walk f_core; do
 	awk -v c="$c" '$1 == c && $2 ~ /^-?[0-9.]+$/ { f = 1 } END { exit !f }' "$calib" 2>/dev/null ||
 		{ echo "$me: calibration file $calib has no $c: write it anew with scripts/calib.c (or remove it and rerun)" >&2; exit 2; }
 done
-gcc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o "$w/costprof.so" scripts/costprof.c
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o "$w/costprof.so" scripts/costprof.c scripts/cachesim.c
 # as insn-profile.sh: the symbols from a boot of their own, each counted
 # boot's _stext checked against them (KASLR would move them)
 marks=

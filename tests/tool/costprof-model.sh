@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# scripts/costprof.c's model, without QEMU: the plugin's source built into
-# a program with stand-ins for QEMU's functions, which then drives its
+# scripts/costprof.c's model (scripts/cachesim.c), without QEMU: the
+# plugin's source built into a program with stand-ins for QEMU's
+# functions, which then drives its
 # decoder, caches and TLB directly. What must hold: LOCK-prefixed
 # instructions and XCHG with memory count as atomics, nothing else does;
 # a working set of 48 KiB stays in L1, and one more line in every set
@@ -14,6 +15,7 @@ command -v gcc >/dev/null || skip "no gcc"
 [[ $(uname -m) == x86_64 ]] || skip "not x86-64"
 cat >"$T/drive.c" <<'EOF'
 #include "costprof.c"
+#include "cachesim.c"
 /* stand-ins: the model never calls them here */
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t a, tb_trans_cb b) { (void)a; (void)b; }
 void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *a, vcpu_udata_cb b, enum qemu_plugin_cb_flags c, void *d) { (void)a; (void)b; (void)c; (void)d; }
@@ -81,15 +83,7 @@ int main(void)
 	unsigned int i, lv[5], w;
 	size_t k;
 
-	memset(tlb1, 0xff, sizeof(tlb1));
-	for (i = 0; i < NCPU; i++) {
-		memset(tlb1[i].key, 0, sizeof(tlb1[i].key));
-		memset(tlb1[i].stamp, 0, sizeof(tlb1[i].stamp));
-		cache_init(&l1[i], 48 << 10, 12, 64);
-		cache_init(&l2[i], 1024 << 10, 16, 64);
-		cache_init(&tlb2[i], 4096, 16, 1);
-	}
-	cache_init(&llc, 32768 << 10, 16, 64);
+	sim_init(2, (const uint64_t[3]){ 48, 1024, 32768 });
 	for (k = 0; k < sizeof(d) / sizeof(*d); k++)
 		CHECK(locked(d[k].b, d[k].n) == d[k].lock, "%s: atomic %d, want %d", d[k].what, !d[k].lock, d[k].lock);
 
