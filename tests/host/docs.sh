@@ -7,9 +7,22 @@
 # results/<run-id>/, instead).
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
+#
+# docs.sh history|readme|stale|results: tests/py/docs_check.py CHECK (no
+# commit or run-id in prose; the README's first 30 lines; no stale patch
+# number or missing pinner; results/ holds cited reference runs only)
 case=${1:-links}
-[ "$case" = links ] || fail "unknown case $case"
 cd "$REPO" || fail "no $REPO"
+case $case in
+links) ;;
+history | readme | stale | results)
+	command -v python3 >/dev/null || skip "python3 missing"
+	out=$(python3 "$REPO/tests/py/docs_check.py" "$case" "$REPO" "$LONGPIN" 2>&1) ||
+		{ echo "$out"; fail "docs_check $case: $(grep -c . <<<"$out") problems"; }
+	pass "docs_check $case: none" ;;
+*) fail "unknown case $case" ;;
+esac
+[ "$case" = links ] || exit 0
 pages=(README.md docs/*.md)
 bad=()
 

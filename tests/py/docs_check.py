@@ -11,6 +11,8 @@
             patch N; every pinner of harness/pinners/pinners.def is named in
             docs/harness.md's pinner column, the README's layout row and
             `longpin --help` (LONGPIN: the binary)
+  results   results/ keeps reference runs only: at most 6 runs and 6 MB,
+            each cited by README.md, a page of docs/ or a cover letter
 
 Prints each problem on a line; exit 1 if any, else 0.
 """
@@ -21,15 +23,16 @@ from pathlib import Path
 
 HEX = re.compile(r"(?<![\w/.#-])[0-9a-f]{7,40}(?![\w/.-])")
 RUNID = re.compile(r"(?<![\w-])20\d{6}-\d{6}(?:-[\w.-]+)?")
-LINK = re.compile(r"\]\([^)]*\)")
+LINK = re.compile(r"\[[^\]]*\]\([^)]*\)")
 
 
 def pages(repo):
     return [repo / "README.md"] + sorted((repo / "docs").glob("*.md"))
 
 
-def prose(path):
-    """(line number, text) of the lines outside fenced code, links' targets cut out"""
+def prose(path, spans=False):
+    """(line number, text) of the lines outside fenced code and tables,
+    links cut out, and code spans too unless @spans"""
     code = False
     for i, line in enumerate(path.read_text().splitlines(), 1):
         if line.startswith("```"):
@@ -37,7 +40,8 @@ def prose(path):
             continue
         if code or line.lstrip().startswith("|"):
             continue
-        yield i, LINK.sub("]()", re.sub(r"`[^`]*`", "``", line))
+        line = LINK.sub("[]()", line)
+        yield i, line if spans else re.sub(r"`[^`]*`", "``", line)
 
 
 def ours(repo, tok):
@@ -54,6 +58,8 @@ def history(repo):
                 tok = m.group(0)
                 if re.search(r"[0-9]", tok) and re.search(r"[a-f]", tok) and ours(repo, tok):
                     bad.append(f"{p.relative_to(repo)}:{i}: a commit of this repository in prose: {tok}")
+        # a run-id in a code span is prose too
+        for i, line in prose(p, spans=True):
             for m in RUNID.finditer(line):
                 bad.append(f"{p.relative_to(repo)}:{i}: a run-id in prose: {m.group(0)} (cite it in a link or a table)")
     return bad
@@ -107,13 +113,31 @@ def stale(repo, longpin):
     return bad
 
 
+def results(repo):
+    runs = sorted(d for d in (repo / "results").iterdir() if d.is_dir())
+    bad = []
+    if len(runs) > 6:
+        bad.append(f"results/: {len(runs)} runs, at most 6: git rm the ones nothing cites")
+    size = sum(f.stat().st_size for d in runs for f in d.rglob("*") if f.is_file())
+    if size > 6 * 1024 * 1024:
+        bad.append(f"results/: {size / 1048576:.1f} MB, at most 6 MB")
+    citing = pages(repo) + sorted((repo / "kernel-patches").glob("*/0000-cover-letter.patch"))
+    text = "\n".join(p.read_text() for p in citing)
+    for d in runs:
+        if d.name not in text:
+            bad.append(f"results/{d.name}: cited by no README, docs/ page or cover letter")
+    return bad
+
+
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("history", "readme", "stale"):
-        sys.exit("usage: docs_check.py history|readme|stale REPO [LONGPIN]")
+    checks = ("history", "readme", "stale", "results")
+    if len(sys.argv) < 3 or sys.argv[1] not in checks:
+        sys.exit("usage: docs_check.py " + "|".join(checks) + " REPO [LONGPIN]")
     repo = Path(sys.argv[2])
     check = sys.argv[1]
     bad = {"history": lambda: history(repo), "readme": lambda: readme(repo),
-           "stale": lambda: stale(repo, sys.argv[3] if len(sys.argv) > 3 else None)}[check]()
+           "stale": lambda: stale(repo, sys.argv[3] if len(sys.argv) > 3 else None),
+           "results": lambda: results(repo)}[check]()
     for b in bad:
         print(b)
     sys.exit(1 if bad else 0)
