@@ -14,21 +14,15 @@
 /*
  * A row that pins @total bytes needs them in memory: where MemAvailable
  * is short, the OOM killer would end the process in the middle of the
- * table, so the row skips with the figures instead.
+ * table, so the row skips with the figures (in t->note) instead.
  */
-static bool short_of_memory(struct lt *t, const char *op, size_t total,
-			    int expected)
+static bool short_of_memory(struct lt *t, const char *op, size_t total)
 {
 	long avail_kb = lp_test_fault("mem-short") ? 0 :
 			meminfo_kb("MemAvailable:");
 
-	if (expected || avail_kb < 0 ||
-	    (size_t)avail_kb * KiB >= total + LT_HEADROOM)
+	if (avail_kb < 0 || (size_t)avail_kb * KiB >= total + LT_HEADROOM)
 		return false;
-	lt_row_reset(t, t->ops->name, total);
-	t->r.op = op;
-	t->r.have_expected = true;
-	t->r.expected = expected;
 	snprintf(t->note, sizeof(t->note),
 		 "%s needs %zu MiB available to pin %zu MiB, MemAvailable is %ld MiB: free memory, or give the guest more (longpin-vm --mem)",
 		 op, (total + LT_HEADROOM) / MiB, total / MiB, avail_kb / 1024);
@@ -46,13 +40,15 @@ static int limit_row(struct lt *t, const char *op, unsigned int bufs,
 	char *p;
 	int ret;
 
-	if (short_of_memory(t, op, total, expected)) {
-		free(iov);
-		return row_skip(&t->r, t->o, t->note) ? LP_EUSAGE : LP_OK;
-	}
 	lt_row_reset(t, t->ops->name, total);
 	t->r.have_expected = true;
 	t->r.expected = expected;
+	/* a refusal pins nothing: only an expected pin needs the memory */
+	if (!expected && short_of_memory(t, op, total)) {
+		t->r.op = op;
+		free(iov);
+		return row_skip(&t->r, t->o, t->note) ? LP_EUSAGE : LP_OK;
+	}
 	p = mmap(NULL, total, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (!iov || p == MAP_FAILED) {

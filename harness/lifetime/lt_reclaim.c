@@ -282,7 +282,6 @@ static int write_through_pin(struct lt *t, struct pages_seen *s, bool pinned)
 	return lt_unreg(t);
 }
 
-
 /*
  * After the unregistration (@ret 0): the buffer paged out, then judged by
  * what came back; @s freed either way.
@@ -296,6 +295,7 @@ static int page_out_judge(struct lt *t, struct pages_seen *s, int ret)
 	seen_free(s);
 	return ret;
 }
+
 /*
  * The device writes a pattern into the whole buffer, then it is unpinned,
  * reclaimed and read back. A write through the bvecs of a fixed buffer
