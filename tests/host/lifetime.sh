@@ -254,6 +254,8 @@ memlock)
 	touch "$csv"; chmod 666 "$csv"
 	# a fresh uid per run: an exited process's ring stays charged a moment
 	uid=$((40000 + $$ % 10000))
+	# PREFIX: what run_longpin (tests/lib.sh) runs longpin under
+	# shellcheck disable=SC2034
 	as() { uid=$((uid + 1)); PREFIX=(prlimit --memlock=65536 setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all); }
 	as; run_longpin lifetime memlock --mem anon --size 64K --csv "$csv"
 	[ "$rc" = 0 ] || fail "64K under 64K: exit $rc"
