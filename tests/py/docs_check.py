@@ -3,7 +3,8 @@
 
   history   no commit of this repository and no results/ run-id in
             README.md or docs/*.md outside a link target or a table cell (a
-            figure cites its run in a table or a link; history stays in git)
+            figure cites its run in a table or a link whose text says which
+            run; history stays in git)
   readme    README.md's first 30 lines say what longpin is and give the two
             commands (./run.sh, ./test.sh) with what each gives
   stale     every "N/M" patch number in README.md, docs/ and
@@ -31,8 +32,8 @@ def pages(repo):
 
 
 def prose(path, spans=False):
-    """(line number, text) of the lines outside fenced code and tables,
-    links cut out, and code spans too unless @spans"""
+    """(line number, text) of the lines outside fenced code and tables:
+    links and code spans cut out, or with @spans only links' targets"""
     code = False
     for i, line in enumerate(path.read_text().splitlines(), 1):
         if line.startswith("```"):
@@ -40,8 +41,10 @@ def prose(path, spans=False):
             continue
         if code or line.lstrip().startswith("|"):
             continue
-        line = LINK.sub("[]()", line)
-        yield i, line if spans else re.sub(r"`[^`]*`", "``", line)
+        if spans:	# a run-id in a link's text or a code span is prose too
+            yield i, re.sub(r"\]\([^)]*\)", "]()", line)
+        else:
+            yield i, re.sub(r"`[^`]*`", "``", LINK.sub("[]()", line))
 
 
 def ours(repo, tok):
@@ -58,7 +61,6 @@ def history(repo):
                 tok = m.group(0)
                 if re.search(r"[0-9]", tok) and re.search(r"[a-f]", tok) and ours(repo, tok):
                     bad.append(f"{p.relative_to(repo)}:{i}: a commit of this repository in prose: {tok}")
-        # a run-id in a code span is prose too
         for i, line in prose(p, spans=True):
             for m in RUNID.finditer(line):
                 bad.append(f"{p.relative_to(repo)}:{i}: a run-id in prose: {m.group(0)} (cite it in a link or a table)")
