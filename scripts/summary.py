@@ -6,7 +6,8 @@ Per kernel: the verdicts counted (pass, fail, defect, fixed, unexercised,
 skip, unchecked) and the skips by reason; the data-loss rows (a reclaim or
 lazyfree row reading "defect": what the device wrote is gone after the
 unpin, with how many pages left memory); and, where RUN_DIR/bench/ holds
-two kernels' benchmarks, the 64 MiB figures of the first against the last:
+two or more kernels' benchmarks, the 64 MiB figures of each against the
+first (stock):
 registration ns (instructions under -icount) per page, written and
 untouched, and each registration's stall beside the prober, written and
 untouched, the ratio of each, a stall at the instrument's floor given as a
@@ -92,21 +93,24 @@ def stall(rs, pf, size):
     return (statistics.median(m), min(m), max(m)) if m else None
 
 
+def cost_table(bdir, k):
+    """kernel k's per-page figures of the cost model (bench/cost-K.txt), by phase, or None"""
+    path = Path(bdir) / f"cost-{k}.txt"
+    if not path.exists():
+        return None
+    t = {}
+    for line in path.read_text().splitlines():
+        for phase in ("registration", "unregistration", "whole cycle"):
+            f = line[len(phase):].split()
+            if line.startswith(phase + " ") and len(f) == 10 and num(f[0]) is not None:
+                t[phase] = dict(zip(("insns", "atomics", "loads", "stores", "l1", "l2", "llc", "walks",
+                                     "cycles", "ns"), map(float, f)))
+    return t
+
+
 def cost(bdir, a, b):
-    """the cost model's per-page figures (bench/cost-K.txt) of both kernels, and the native anchor"""
-    def table(k):
-        path = Path(bdir) / f"cost-{k}.txt"
-        if not path.exists():
-            return None
-        t = {}
-        for line in path.read_text().splitlines():
-            for phase in ("registration", "unregistration", "whole cycle"):
-                f = line[len(phase):].split()
-                if line.startswith(phase + " ") and len(f) == 10 and num(f[0]) is not None:
-                    t[phase] = dict(zip(("insns", "atomics", "loads", "stores", "l1", "l2", "llc", "walks",
-                                         "cycles", "ns"), map(float, f)))
-        return t
-    ta, tb = table(a), table(b)
+    """the cost model's per-page figures of kernels a and b"""
+    ta, tb = cost_table(bdir, a), cost_table(bdir, b)
     if not ta or not tb:
         return []
     out = [f"cost model, 64 MiB written, per page (bench/cost-K.txt: instructions / atomics / L2 misses / "
@@ -117,8 +121,14 @@ def cost(bdir, a, b):
             out.append(f"  {ph}: {a} {x['insns']:.1f} / {x['atomics']:.2f} / {x['l2']:.2f} / {x['cycles']:.1f}, "
                        f"{b} {y['insns']:.1f} / {y['atomics']:.2f} / {y['l2']:.2f} / {y['cycles']:.1f}: "
                        f"x{x['insns'] / y['insns']:.2f} in instructions, x{x['cycles'] / y['cycles']:.2f} in modelled cycles")
-    nat = Path(bdir) / "native.csv"
-    if nat.exists():
+    return out
+
+
+def native(bdir, a):
+    """the hardware anchor (bench/native.csv) beside the model's figures of kernel a"""
+    nat, ta = Path(bdir) / "native.csv", cost_table(bdir, a)
+    out = []
+    if nat.exists() and ta:
         rs = rows(nat)
         reg = [num(r["cycle_reg_ns_med"]) for r in rs if num(r["cycle_reg_ns_med"]) is not None]
         unreg = [num(r["unreg_ns_per_page"]) for r in rs if num(r["unreg_ns_per_page"]) is not None]
@@ -140,15 +150,20 @@ def free(rs, pf, size):
 
 def bench(bdir):
     csvs = sorted(Path(bdir).glob("*.csv"))
-    if len(csvs) < 2:
-        return []
-    # the first kernel of the run against the last (stock against patched)
-    order = [p.stem for p in csvs]
+    # every other kernel of the run against the first (stock)
+    order = [p.stem for p in csvs if p.stem != "native"]
     names = sys.argv[2].split(",") if len(sys.argv) > 2 else order
     have = [n for n in names if n in order]
     if len(have) < 2:
         return []
-    a, b = have[0], have[-1]
+    out = []
+    for b in have[1:]:
+        out += against(bdir, have[0], b)
+    return out + native(bdir, have[0])
+
+
+def against(bdir, a, b):
+    """kernel b's 64 MiB benchmarks and cost model against kernel a's"""
     ra, rb = rows(Path(bdir) / f"{a}.csv"), rows(Path(bdir) / f"{b}.csv")
     accel = ra[0].get("accel", "") if ra else ""
     unit = "instructions" if "icount" in accel else "ns"
