@@ -3,8 +3,11 @@
  * Expected verdicts. The tables are data: harness/contracts/NAME.contract,
  * embedded at build time (cmake/embed.cmake). Each has "match" lines that
  * say which kernels it describes ("kernel 6.1", "kernel >=6.5", "path P",
- * "vmstat NAME", "release TEXT": uname -r holds TEXT; the most specific
- * match wins) and rows "memtype prefault size expected",
+ * "vmstat NAME", "release TEXT": uname -r holds TEXT). A contract whose
+ * match lines all hold describes the kernel; of those, the most specific
+ * wins (each line scores: >= 1, an exact version 2, the others 3; a
+ * contract scores the sum of its lines, and of two that tie, the higher
+ * ">=" version wins). Then rows "memtype prefault size expected",
  * first match wins, '*' matches anything, size is '*', '>N' or '<=N'.
  * Optional words after the answer: "nofault" says that the attempt must
  * not fault any page (resident pages and dirty kB of the buffer stay as
@@ -62,11 +65,18 @@ struct crow {
 	char rsvd[40];			/* rsvd=NAME ("torture" rows), "": none */
 };
 
-struct contract {
-	char name[32];
-	enum match_kind match;
+struct cmatch {
+	enum match_kind kind;
 	int major, minor;
 	char path[128];			/* M_PATH: a path; M_VMSTAT: a name */
+};
+
+#define MAX_MATCH 3
+
+struct contract {
+	char name[32];
+	int nmatch;
+	struct cmatch match[MAX_MATCH];
 	int nrows;
 	struct crow rows[MAX_ROWS];
 };
@@ -144,28 +154,33 @@ static int parse_row(struct crow *r, char *line)
 	return parse_expected(exp, &r->err);
 }
 
-static int parse_match(struct contract *c, const char *arg)
+static int parse_match(struct contract *cc, const char *arg)
 {
+	struct cmatch *c;
+
+	if (cc->nmatch == MAX_MATCH)
+		return -ENOSPC;
+	c = &cc->match[cc->nmatch++];
 	if (!strncmp(arg, "kernel ", 7)) {
 		arg += 7;
-		c->match = M_KERNEL_EQ;
+		c->kind = M_KERNEL_EQ;
 		if (!strncmp(arg, ">=", 2)) {
-			c->match = M_KERNEL_GE;
+			c->kind = M_KERNEL_GE;
 			arg += 2;
 		}
 		return sscanf(arg, "%d.%d", &c->major, &c->minor) == 2 ?
 		       0 : -EINVAL;
 	}
 	if (!strncmp(arg, "path ", 5)) {
-		c->match = M_PATH;
+		c->kind = M_PATH;
 		return sscanf(arg + 5, "%127s", c->path) == 1 ? 0 : -EINVAL;
 	}
 	if (!strncmp(arg, "vmstat ", 7)) {
-		c->match = M_VMSTAT;
+		c->kind = M_VMSTAT;
 		return sscanf(arg + 7, "%127s", c->path) == 1 ? 0 : -EINVAL;
 	}
 	if (!strncmp(arg, "release ", 8)) {
-		c->match = M_RELEASE;
+		c->kind = M_RELEASE;
 		return sscanf(arg + 8, "%127s", c->path) == 1 ? 0 : -EINVAL;
 	}
 	return -EINVAL;
@@ -284,9 +299,9 @@ const char *kernel_release(void)
 	return u.release;
 }
 
-static int match_score(const struct contract *c, int major, int minor)
+static int match_score(const struct cmatch *c, int major, int minor)
 {
-	switch (c->match) {
+	switch (c->kind) {
 	case M_PATH:
 		return access(c->path, F_OK) == 0 ? 3 : 0;
 	case M_VMSTAT:
@@ -303,40 +318,76 @@ static int match_score(const struct contract *c, int major, int minor)
 	}
 }
 
+/*
+ * A contract's score: the sum of its match lines', 0 unless all hold;
+ * between two that score the same, the higher ">=" bound is the more
+ * specific (linux-7.2+ over linux-6.5+ for 7.2), so it weighs in below
+ * the lines' own scores.
+ */
+static int contract_score(const struct contract *c, int major, int minor)
+{
+	int i, s, sum = 0, bound = 0;
+
+	for (i = 0; i < c->nmatch; i++) {
+		s = match_score(&c->match[i], major, minor);
+		if (!s)
+			return 0;
+		sum += s;
+		if (c->match[i].kind == M_KERNEL_GE)
+			bound += c->match[i].major * 100 + c->match[i].minor;
+	}
+	return sum * 10000 + bound % 10000;
+}
+
+/* what @m says of the running kernel, appended to @buf */
+static void match_why(const struct cmatch *m, const char *rel, char *buf,
+		      size_t n)
+{
+	size_t len = strlen(buf);
+
+	if (m->kind == M_PATH)
+		snprintf(buf + len, n - len, "%s exists", m->path);
+	else if (m->kind == M_VMSTAT)
+		snprintf(buf + len, n - len, "/proc/vmstat has %s", m->path);
+	else if (m->kind == M_RELEASE)
+		snprintf(buf + len, n - len, "kernel %s has %s", rel, m->path);
+	else
+		snprintf(buf + len, n - len, "kernel %s is %s%d.%d", rel,
+			 m->kind == M_KERNEL_GE ? ">=" : "", m->major,
+			 m->minor);
+}
+
 /* The contract of the running kernel, or NULL; *why says how. */
 const struct contract *contract_select(const char **why)
 {
-	static char buf[256];
+	static char buf[512];
 	const struct contract *best = NULL;
 	int i, major = 0, minor = 0, score, best_score = 0;
 	const char *rel = kernel_release();
+	size_t len;
 
 	contracts_load();
 	sscanf(rel, "%d.%d", &major, &minor);
 	for (i = 0; i < nr_contracts; i++) {
-		score = match_score(&contracts[i], major, minor);
+		score = contract_score(&contracts[i], major, minor);
 		if (score > best_score) {
 			best_score = score;
 			best = &contracts[i];
 		}
 	}
-	if (!best)
+	if (!best) {
 		snprintf(buf, sizeof(buf),
 			 "no contract describes kernel %s: verdicts are unchecked (--expect NAME chooses one)",
 			 rel);
-	else if (best->match == M_PATH)
-		snprintf(buf, sizeof(buf), "contract %s: %s exists",
-			 best->name, best->path);
-	else if (best->match == M_VMSTAT)
-		snprintf(buf, sizeof(buf), "contract %s: /proc/vmstat has %s",
-			 best->name, best->path);
-	else if (best->match == M_RELEASE)
-		snprintf(buf, sizeof(buf), "contract %s: kernel %s has %s",
-			 best->name, rel, best->path);
-	else
-		snprintf(buf, sizeof(buf), "contract %s: kernel %s is %s%d.%d",
-			 best->name, rel, best->match == M_KERNEL_GE ? ">=" : "",
-			 best->major, best->minor);
+	} else {
+		snprintf(buf, sizeof(buf), "contract %s: ", best->name);
+		for (i = 0; i < best->nmatch; i++) {
+			len = strlen(buf);
+			if (i)
+				snprintf(buf + len, sizeof(buf) - len, " and ");
+			match_why(&best->match[i], rel, buf, sizeof(buf));
+		}
+	}
 	*why = buf;
 	return best;
 }

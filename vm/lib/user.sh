@@ -460,10 +460,12 @@ user_check() {
 }
 
 # contract_line LABEL: the contract longpin will judge the kernel's rows
-# by, as it chooses (harness/core/contract.c: a "match release" over an
-# exact "match kernel" over a ">="), or the one forced (--contract)
+# by, as it chooses (harness/core/contract.c: every match line must hold,
+# a "match release" scores 3, an exact "match kernel" 2, a ">=" 1, the
+# sum wins, then the higher ">=" version), or the one forced (--contract).
+# The lines only the guest can answer ("vmstat", "path") hold for none here.
 contract_line() {
-	local rel=${USER_REL[$1]:-} f name kind arg score best='' bscore=0 why='' maj min cmaj cmin
+	local rel=${USER_REL[$1]:-} f name kind arg score best='' bscore=0 why='' maj min cmaj cmin s bound
 	if [[ -n $FORCE_CONTRACT ]]; then
 		echo "contract $FORCE_CONTRACT (forced: --contract)"
 		return 0
@@ -472,21 +474,30 @@ contract_line() {
 	maj=${maj//[!0-9]/} min=${min//[!0-9]/}
 	for f in "$REPO"/harness/contracts/*.contract; do
 		name=$(basename "$f" .contract)
-		read -r _ kind arg < <(grep '^match ' "$f" | tail -n1)
-		score=0
-		case $kind in
-		release) [[ -n $rel && $rel == *"$arg"* ]] && score=3 ;;
-		kernel)
-			IFS=. read -r cmaj cmin <<<"${arg#>=}"
-			if [[ -z $maj || -z $min ]]; then :
-			elif [[ $arg == '>='* ]]; then ((maj > cmaj || (maj == cmaj && min >= cmin))) && score=1
-			else ((maj == cmaj && min == cmin)) && score=2; fi ;;
-		esac
-		if ((score > bscore)); then best=$name bscore=$score why="match $kind $arg"; fi
+		score=0 bound=0
+		while read -r _ kind arg; do
+			s=0
+			case $kind in
+			release) [[ -n $rel && $rel == *"$arg"* ]] && s=3 ;;
+			kernel)
+				IFS=. read -r cmaj cmin <<<"${arg#>=}"
+				if [[ -z $maj || -z $min ]]; then :
+				elif [[ $arg == '>='* ]]; then
+					((maj > cmaj || (maj == cmaj && min >= cmin))) && s=1 bound=$((bound + cmaj * 100 + cmin))
+				else ((maj == cmaj && min == cmin)) && s=2; fi ;;
+			esac
+			((s)) || { score=0; break; }
+			score=$((score + s * 10000))
+		done < <(grep '^match ' "$f")
+		((score)) && score=$((score + bound % 10000))
+		if ((score > bscore)); then
+			best=$name bscore=$score
+			why=$(grep '^match ' "$f" | cut -d' ' -f2- | paste -sd'&' | sed 's/&/ and /g')
+		fi
 	done
 	if [[ -z $best ]]; then
 		echo "no contract matches release ${rel:-unknown}: verdicts read unchecked (--contract NAME chooses one)"
 	else
-		echo "contract $best by its release (${why}); the guest's longpin chooses (it also reads /proc/vmstat: --contract NAME forces one)"
+		echo "contract $best by its release (match ${why}); the guest's longpin chooses (it also reads /proc/vmstat: --contract NAME forces one)"
 	fi
 }
