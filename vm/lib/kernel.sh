@@ -4,11 +4,27 @@
 # compiler, series), the pristine and patched source trees, the build, and
 # which image a kernel name boots.
 
-# kernel_base KERNEL: the Debian source it is built from (6.1 or 6.12)
+# kernel_base KERNEL: the Debian source it is built from (6.1, 6.12 or 7.2)
 kernel_base() { kernel_col 3 "$1"; }
-kernel_tarball() { if [[ $(kernel_base "$1") == 6.12 ]]; then echo "$TARBALL_612"; else echo "$TARBALL"; fi; }
-tarball_id() { # KERNEL
+# kernel_tarball KERNEL: its base's linux-source tarball: installed with
+# linux-source-6.1 and -6.12, fetched from unstable for 7.2 (the first
+# call that needs it fetches it: unstable_source)
+kernel_tarball() {
+	case $(kernel_base "$1") in
+	6.12) echo "$TARBALL_612" ;;
+	"$DEB_UNSTABLE_BASE") echo "${TARBALL_72:-$(unstable_tarball)}" ;;
+	*) echo "$TARBALL" ;;
+	esac
+}
+# tarball_id KERNEL: what identifies its tarball in the cache keys: the
+# package version of one fetched from unstable (the same before and after
+# the fetch), else the file's name, mtime and size
+tarball_id() {
 	local t
+	if [[ $(kernel_base "$1") == "$DEB_UNSTABLE_BASE" && -z $TARBALL_72 ]]; then
+		echo "linux-source-$DEB_UNSTABLE_BASE $DEB_UNSTABLE_VERSION"
+		return 0
+	fi
 	t=$(kernel_tarball "$1")
 	printf '%s %s\n' "$(basename "$t")" "$(stat -c '%Y %s' "$t" 2>/dev/null || echo missing)"
 }
@@ -18,7 +34,11 @@ tarball_id() { # KERNEL
 series_files() {
 	local d sets=()
 	if [[ -n ${LONGPIN_PATCHES:-} ]]; then echo "$PATCHDIR/series"; return 0; fi
-	if [[ $(kernel_base "$1") == 6.12 ]]; then sets=("${SERIES_612[@]}"); else sets=("${SERIES_61[@]}"); fi
+	case $(kernel_base "$1") in
+	6.12) sets=("${SERIES_612[@]}") ;;
+	"$DEB_UNSTABLE_BASE") sets=("${SERIES_72[@]}") ;;
+	*) sets=("${SERIES_61[@]}") ;;
+	esac
 	for d in "${sets[@]}"; do echo "$PATCHDIR/$d/series"; done
 }
 series_patches() { # KERNEL: its patch files relative to $PATCHDIR, in order
@@ -66,15 +86,33 @@ kernel_key() {
 		fragments "$name" | tail -n +2 | xargs -r cat
 	} | sha
 }
-# the config fragments of a kernel: the common one, its base's (options
-# whose names differ between 6.1 and 6.12), then patched-debug adds the
-# debug options, patched-6.12 the release suffix by which longpin knows it
+# base_fragment BASE: the fragment of options whose names changed in 6.9
+# (the mitigations'): base-6.1.config for 6.1, base-6.12.config after;
+# 7.2 adds base-7.2.config (the preemption model)
+base_fragment() {
+	case $1 in
+	6.1) echo "$VMDIR/base-6.1.config" ;;
+	6.12) echo "$VMDIR/base-6.12.config" ;;
+	*) echo "$VMDIR/base-6.12.config"; echo "$VMDIR/base-$1.config" ;;
+	esac
+}
+# wanted_y FRAGMENT...: the options the fragments leave =y, a later
+# fragment's "=n" or "is not set" overriding an earlier =y (as
+# merge_config.sh does), one CONFIG_X=y a line
+wanted_y() {
+	sed -nE -e 's/^(CONFIG_[A-Za-z0-9_]+)=(.*)/\1 \2/p' -e 's/^# (CONFIG_[A-Za-z0-9_]+) is not set/\1 n/p' "$@" |
+		awk '{ v[$1] = $2; if (!($1 in at)) at[$1] = NR } END { for (o in v) if (v[o] == "y") print at[o], o "=y" }' |
+		sort -n | cut -d' ' -f2
+}
+# the config fragments of a kernel: the common one, its base's, then patched-debug
+# adds the debug options, patched-6.12 and patched-7.2 the release suffix
+# by which longpin knows them
 fragments() {
 	echo "$FRAGMENT"
-	echo "$VMDIR/base-$(kernel_base "$1").config"
+	base_fragment "$(kernel_base "$1")"
 	case $1 in
 	patched-debug) echo "$DEBUG_FRAGMENT" ;;
-	patched-6.12) echo "$VMDIR/patched-6.12.config" ;;
+	patched-6.12 | patched-7.2) echo "$VMDIR/patched-release.config" ;;
 	esac
 }
 
@@ -91,24 +129,28 @@ src_tree() {
 	esac
 }
 obj_tree() { if [[ $1 == patched-unchunked ]]; then echo patched; else echo "$1"; fi; }
-# pristine_tree KERNEL: the unpacked tarball of its base (stock's tree)
-pristine_tree() { if [[ $(kernel_base "$1") == 6.12 ]]; then echo "$TREES/stock-6.12"; else echo "$TREES/stock"; fi; }
+# pristine_tree KERNEL: the unpacked tarball of its base (the tree of
+# stock, stock-6.12 or stock-7.2)
+pristine_tree() {
+	local b
+	b=$(kernel_base "$1")
+	if [[ $b == 6.1 ]]; then echo "$TREES/stock"; else echo "$TREES/stock-$b"; fi
+}
 ensure_pristine() { # KERNEL
-	local base tarball top src want t
+	local base tarball top src want k
 	base=$(kernel_base "$1") tarball=$(kernel_tarball "$1") top=$(pristine_tree "$1")
 	src=$top/src
 	want=$(tarball_id "$1")
 	if [[ -f $src/.longpin-tarball && $(cat "$src/.longpin-tarball") == "$want" ]]; then return 0; fi
+	if [[ $base == "$DEB_UNSTABLE_BASE" && -z $TARBALL_72 ]]; then
+		tarball=$(unstable_source)
+	fi
 	[[ -f $tarball ]] || die "kernel source $tarball not found; install linux-source-$base (apt-get install -y --no-install-recommends linux-source-$base)"
 	stage "source: unpacking $tarball into $src"
 	# a new tarball: every tree built from the old one goes
-	if [[ $base == 6.12 ]]; then
-		rm -rf "$TREES/stock-6.12" "$TREES/patched-6.12"
-	else
-		for t in "$TREES"/*; do
-			case ${t##*/} in stock-6.12 | patched-6.12) ;; *) rm -rf "$t" ;; esac
-		done
-	fi
+	for k in "${BUILT_KERNELS[@]}"; do
+		[[ $(kernel_base "$k") == "$base" ]] && rm -rf "${TREES:?}/$(src_tree "$k")"
+	done
 	mkdir -p "$top"
 	mktmp
 	v tar -C "$TMPD" -xf "$tarball"
@@ -205,7 +247,7 @@ build_kernel() {
 	local lost=() l
 	while IFS= read -r l; do
 		grep -qxF "$l" "$cfg/.config" || lost+=("${l%=y}")
-	done < <(cat "${frags[@]}" | grep -E '^CONFIG_[A-Za-z0-9_]+=y')
+	done < <(wanted_y "${frags[@]}")
 	((${#lost[@]} == 0)) || die "build $name: these ${frags[*]#"$REPO/"} options did not survive olddefconfig (missing dependencies?): ${lost[*]}"
 	if ! cmp -s "$cfg/.config" "$obj/.config"; then cp "$cfg/.config" "$obj/.config"; fi
 	stage "build $name: make -j$NPROC bzImage (CC=\"$cc\", O=$obj)"
@@ -280,8 +322,7 @@ kernel_image() { # name -> path of the kernel image (builds/fetches if missing)
 		lock_named "$1" "fetching $1"
 		fetch_debian "$1" >&2
 		unlock_named "$1"
-		# shellcheck disable=SC2012 # the names are our own (vmlinuz-RELEASE)
-		ls "$(deb_dir "$1")"/root/boot/vmlinuz-* | head -n1
+		debian_image "$1"
 		;;
 	tree | deb | image)
 		user_prepare "$1" >&2
@@ -322,8 +363,7 @@ list_kernels() {
 	for k in "${KERNELS[@]}"; do
 		[[ $(kernel_col 2 "$k") == debian ]] || continue
 		dir=$(deb_dir "$k")
-		# shellcheck disable=SC2012 # the names are our own (vmlinuz-RELEASE)
-		if [[ -f $dir/ready ]]; then printf '%-18s fetched %s  %s\n' "$k" "$(cat "$dir/release")" "$(ls "$dir"/root/boot/vmlinuz-* | head -n1)"
+		if [[ -f $dir/ready ]]; then printf '%-18s fetched %s  %s\n' "$k" "$(cat "$dir/release")" "$(debian_image "$k")"
 		else printf '%-18s not fetched\n' "$k"; fi
 	done
 }

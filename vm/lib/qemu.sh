@@ -19,23 +19,18 @@ QEMU_DATA=()           # -L DIR of QEMU_BIN's firmware, when it is not the insta
 ICOUNT_QEMU_SUITE=bookworm-backports
 ICOUNT_QEMU_PKGS=(qemu-system-x86 qemu-system-data seabios)
 icount_qemu() { # -> QEMU_BIN, QEMU_DATA
-	local dir=$CACHE/qemu-icount apt src p
+	local dir=$CACHE/qemu-icount p
 	if [[ ! -x $dir/root/usr/bin/qemu-system-x86_64 ]]; then
 		stage "icount: fetching QEMU from $ICOUNT_QEMU_SUITE (${ICOUNT_QEMU_PKGS[*]}; not installed, unpacked into $dir)"
 		rm -rf "$dir.new"
-		mkdir -p "$dir.new/lists/partial" "$dir.new/debs"
-		src=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources 2>/dev/null)
-		echo "deb ${src:-http://deb.debian.org/debian} $ICOUNT_QEMU_SUITE main" >"$dir.new/sources.list"
-		apt=(-o "Dir::Etc::SourceList=$dir.new/sources.list" -o Dir::Etc::SourceParts=/dev/null
-			-o "Dir::State::Lists=$dir.new/lists" -o Dir::Cache::pkgcache= -o Dir::Cache::srcpkgcache=)
-		v apt-get -q "${apt[@]}" update >"$dir.new/apt.log" 2>&1 ||
-			die "icount: apt-get update of $ICOUNT_QEMU_SUITE failed (log $dir.new/apt.log)"
-		(cd "$dir.new/debs" && v apt-get -q "${apt[@]}" download \
-			"${ICOUNT_QEMU_PKGS[@]/%//$ICOUNT_QEMU_SUITE}" >>"$dir.new/apt.log" 2>&1) ||
+		private_apt "$CACHE/apt-$ICOUNT_QEMU_SUITE" "$ICOUNT_QEMU_SUITE"
+		mkdir -p "$dir.new/debs"
+		(cd "$dir.new/debs" && v apt-get -q "${APT_OPTS[@]}" download \
+			"${ICOUNT_QEMU_PKGS[@]/%//$ICOUNT_QEMU_SUITE}" >"$dir.new/apt.log" 2>&1) ||
 			die "icount: apt-get download ${ICOUNT_QEMU_PKGS[*]} from $ICOUNT_QEMU_SUITE failed (log $dir.new/apt.log)"
 		for p in "$dir.new/debs"/*.deb; do v dpkg-deb -x "$p" "$dir.new/root"; done
 		(cd "$dir.new/debs" && ls) >"$dir.new/packages"
-		rm -rf "$dir.new/debs" "$dir.new/lists" "$dir"
+		rm -rf "$dir.new/debs" "$dir"
 		mv "$dir.new" "$dir"
 	fi
 	QEMU_BIN=$dir/root/usr/bin/qemu-system-x86_64

@@ -64,14 +64,17 @@ tree_version() {
 	awk -F'= *' '/^VERSION *=/ { v = $2 } /^PATCHLEVEL *=/ { p = $2 } /^SUBLEVEL *=/ { s = $2 }
 		END { if (v != "") print v "." p "." (s == "" ? 0 : s) }' "$1/Makefile"
 }
-# base_of RELEASE: the base fragment a kernel of RELEASE takes: 6.12 from
-# 6.9 on (the mitigations' MITIGATION_* names), else 6.1
+# base_of RELEASE: the base whose fragments a kernel of RELEASE takes
+# (base_fragment): 7.2 from 7.0 on (no PREEMPT_VOLUNTARY), 6.12 from 6.9
+# on (the mitigations' MITIGATION_* names), else 6.1
 base_of() {
 	local maj min
 	IFS=. read -r maj min _ <<<"$1"
-	if ((maj > 6 || (maj == 6 && min >= 9))); then echo 6.12; else echo 6.1; fi
+	if ((maj >= 7)); then echo "$DEB_UNSTABLE_BASE"
+	elif ((maj == 6 && min >= 9)); then echo 6.12
+	else echo 6.1; fi
 }
-tree_fragments() { echo "$FRAGMENT"; echo "$VMDIR/base-$(kernel_base "$1").config"; }
+tree_fragments() { echo "$FRAGMENT"; base_fragment "$(kernel_base "$1")"; }
 # tree_content DIR: a key of what DIR holds, read-only and fast. In a git
 # work tree (DIR its top): HEAD, then each path git status reports (changed,
 # staged, untracked) with its size and mtime; GIT_OPTIONAL_LOCKS=0 keeps
@@ -135,7 +138,7 @@ tree_build() {
 	vq make -C "$dir" O="$cfg" olddefconfig || die "build $l: make olddefconfig failed (log $LOG)"
 	while IFS= read -r o; do
 		grep -qxF "$o" "$cfg/.config" || lost+=("${o%=y}")
-	done < <(cat "${frags[@]}" | grep -E '^CONFIG_[A-Za-z0-9_]+=y')
+	done < <(wanted_y "${frags[@]}")
 	((${#lost[@]} == 0)) ||
 		stage "build $l: options of the fragments this tree does not have (or whose dependencies it lacks): ${lost[*]}"
 	cmp -s "$cfg/.config" "$obj/.config" || cp "$cfg/.config" "$obj/.config"
