@@ -26,11 +26,10 @@ struct gup_test {
 #define PIN_LONGTERM_BENCHMARK	_IOWR('g', 3, struct gup_test)
 
 /*
- * FOLL_LONGTERM: 6.1's include/linux/mm.h; 6.12's enum in mm_types.h
- * (renumbered when the FOLL_ flags moved there)
+ * FOLL_WRITE has been 1 in every kernel (a #define in 6.1's mm.h, 1 << 0
+ * in the enum of mm_types.h since 6.2); FOLL_LONGTERM moved, and is asked
+ * of the running kernel (kflags.c)
  */
 #define LP_FOLL_WRITE		0x01
-#define LP_FOLL_LONGTERM_61	0x10000
-#define LP_FOLL_LONGTERM_612	0x100
 
 #endif

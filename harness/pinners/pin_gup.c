@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "gup_test.h"
+#include "kflags.h"
 #include "longpin.h"
 #include "pinner.h"
 
@@ -69,38 +70,36 @@ static void gup_close(struct pinner *p)
 
 /*
  * gup-fast passes its flags as they are, so FOLL_LONGTERM must be the
- * running kernel's: its value is known for the kernels whose sources
- * were read (it moved between them); 0 for any other.
+ * running kernel's: asked of the kernel once (kflags.c); 0 when it
+ * cannot say, and @why then says where it was looked for
  */
-static unsigned int foll_longterm(void)
+static unsigned int foll_longterm(char *why, size_t n)
 {
-	static const struct {
-		int major, minor;
-		unsigned int flag;
-	} known[] = {
-		{ 6, 1, LP_FOLL_LONGTERM_61 },
-		{ 6, 12, LP_FOLL_LONGTERM_612 },
-	};
-	int major = 0, minor = 0;
-	size_t i;
+	static unsigned int flag;
+	static char src[PATH_MAX + 128];
+	static bool asked;
 
-	sscanf(kernel_release(), "%d.%d", &major, &minor);
-	for (i = 0; i < ARRAY_SIZE(known); i++)
-		if (known[i].major == major && known[i].minor == minor)
-			return known[i].flag;
-	return 0;
+	if (!asked) {
+		if (lp_kernel_foll_flag("FOLL_LONGTERM", &flag, src, sizeof(src)))
+			flag = 0;
+		asked = true;
+	}
+	if (why)
+		snprintf(why, n, "%s", src);
+	return flag;
 }
 
 static int gup_fast_open(struct pinner *p)
 {
+	char why[PATH_MAX + 128];
 	int ret = gup_open(p);
 
-	if (ret != LP_OK || foll_longterm())
+	if (ret != LP_OK || foll_longterm(why, sizeof(why)))
 		return ret;
 	gup_close(p);
 	return lp_err(LP_SKIP,
-		      "--pinner gup-fast: longpin knows FOLL_LONGTERM's value for 6.1 and 6.12 kernels only, this is %s: use --pinner gup",
-		      kernel_release());
+		      "--pinner gup-fast: kernel %s does not say FOLL_LONGTERM's value: %s: use --pinner gup, or give the kernel BTF or its headers",
+		      kernel_release(), why);
 }
 
 /* One PIN_* ioctl over @m, @per_call pages a call; 0 or -errno. */
@@ -114,7 +113,7 @@ static int gup_ioctl(const struct pinner *p, struct mem *m,
 		.size = m->len,
 		.nr_pages_per_call = per_call,
 		.gup_flags = (p->write ? LP_FOLL_WRITE : 0) |
-			     (fast ? foll_longterm() : 0),
+			     (fast ? foll_longterm(NULL, 0) : 0),
 	};
 	if (ioctl(p->fd, fast ? PIN_FAST_BENCHMARK : PIN_LONGTERM_BENCHMARK, g))
 		return -errno;

@@ -235,8 +235,27 @@ vfio_initramfs() {
 	echo "$out"
 }
 sq() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # POSIX single-quote
-run_initramfs() { # cmd... -> per-run archive in $TMPD
-	local r=$TMPD/run a s=exec g h bin
+# kernel_headers NAME: "RELEASE DIR", the release of a kernel built from
+# source (ours, or a user's tree) and the include/linux/ of that source;
+# false for an image, which brings no source
+kernel_headers() {
+	local out src
+	if is_user "$1"; then
+		[[ ${USER_KIND[$1]} == tree ]] || return 1
+		src=${USER_PATH[$1]}
+		out=$(dirname "$USER_IMG")
+	elif [[ $(kernel_col 2 "$1") == built ]]; then
+		src=$TREES/$(src_tree "$1")/src
+		out=$(kernel_out "$1")
+	else
+		return 1
+	fi
+	[[ -f $src/include/linux/mm_types.h && -f $src/include/linux/mm.h && -f $out/release ]] || return 1
+	echo "$(cat "$out/release") $src/include/linux"
+}
+run_initramfs() { # name cmd... -> per-run archive in $TMPD
+	local name=$1 r=$TMPD/run a s=exec g h bin
+	shift
 	mkdir -p "$r/etc/longpin" "$r/usr/bin"
 	for a in "$@"; do s+=" $(sq "$a")"; done
 	printf '%s\n' "$s" >"$r/etc/longpin/cmd.sh"
@@ -253,6 +272,15 @@ run_initramfs() { # cmd... -> per-run archive in $TMPD
 	mkdir -p "$r/opt/longpin"
 	cp "$VMDIR"/guest/*.sh "$r/opt/longpin/"
 	if ((WITH_FIO)); then cp -a "$REPO/fio-jobs" "$r/opt/fio-jobs"; fi
+	# the headers of a kernel built from source here, where the kernel's
+	# own build keeps them: --pinner gup-fast reads FOLL_LONGTERM there
+	# when the kernel has no BTF (harness/pinners/kflags.c)
+	local kh rel inc
+	if kh=$(kernel_headers "$name"); then
+		read -r rel inc <<<"$kh"
+		mkdir -p "$r/lib/modules/$rel/build/include/linux"
+		cp "$inc/mm.h" "$inc/mm_types.h" "$r/lib/modules/$rel/build/include/linux/"
+	fi
 	# a user's kernel: what its config lacks, "PART CONFIG_X..." lines
 	# (vm/lib/user.sh); the guest carries on without those parts
 	((${GUEST_USER:-0})) && printf '%s' "$USER_LACKS" >"$r/etc/longpin/lacks"

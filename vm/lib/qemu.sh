@@ -207,7 +207,7 @@ prep_guest() { # name mode cmd... -> KIMG INITRD (in TMPD)
 		((!has_mods)) || vfio=$(vfio_initramfs "$name")
 	fi
 	mktmp
-	run_initramfs "$@"
+	run_initramfs "$name" "$@"
 	INITRD=$TMPD/initrd.cpio.gz
 	# concatenated cpio archives: base, modules, per-run (command, longpin, --add)
 	cat "$base" ${mods:+"$mods"} ${vfio:+"$vfio"} ${fio:+"$fio"} "$TMPD/run.cpio.gz" >"$INITRD"
