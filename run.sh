@@ -191,6 +191,7 @@ start=$(date +%s)
 commit="$(git rev-parse --short HEAD 2>/dev/null || echo -)$(git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo ' (with uncommitted changes)')"
 stage() { echo "[$(date +%T) +$(($(date +%s) - start))s] $*"; }
 need_packages "${HARNESS_PACKAGES[@]}"
+need_liburing_src
 stage "build: longpin and longpin-compare"
 cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null && cmake --build build -j"$(nproc)" >/dev/null ||
 	err "the harness does not build: run cmake --build build to see why"
@@ -282,8 +283,10 @@ run_host() {
 run_verdicts() {
 	local k=$1 res rc=0 phases=(matrix pinners reclaim repro) adds pinners="gup-fast gup" ko
 	res=$work/$k
-	adds=(--add "$repo/build/lp-runas:/usr/bin/lp-runas"
-		--add "$repo/build/fixed-buf-unpin-dirty:/usr/bin/fixed-buf-unpin-dirty")
+	adds=(--add "$repo/build/lp-runas:/usr/bin/lp-runas")
+	[ -x build/fixed-buf-unpin-dirty ] &&
+		adds+=(--add "$repo/build/fixed-buf-unpin-dirty:/usr/bin/fixed-buf-unpin-dirty"
+			--add "$repo/build/liburing-test:/opt/liburing-test")
 	if [ $mode = full ]; then
 		pinners="gup-fast gup rdma"
 		[ $lifetime = 1 ] && phases+=(lifetime)
@@ -298,6 +301,7 @@ run_verdicts() {
 	[ -f "$res/bench.csv" ] && { mkdir -p "$out/bench"; cp "$res/bench.csv" "$out/bench/$k.csv"; }
 	[ -f "$res/lifetime.csv" ] && cp "$res/lifetime.csv" "$out/lifetime-$k.csv"
 	[ -f "$res/repro.txt" ] && cp "$res/repro.txt" "$out/raw/repro-$k.txt"
+	[ -f "$res/repro-runtests.txt" ] && cp "$res/repro-runtests.txt" "$out/raw/repro-runtests-$k.txt"
 	if [ -d "$res/fio" ]; then
 		# fio's own JSON, compressed (~30x): kept to re-import, not to read
 		tar -C "$res" --transform "s|^fio|fio-$k|" -cJf "$out/raw/fio-$k.tar.xz" fio

@@ -15,6 +15,7 @@ fi
 # shellcheck source-path=SCRIPTDIR # the cd above made it the directory
 . scripts/deps.sh
 need_packages "${HARNESS_PACKAGES[@]}"
+need_liburing_src
 cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
 # The vm tests need their kernels: build them first (cached after the

@@ -20,5 +20,19 @@ need_packages() {
 # The harness and its tests (libibverbs-dev: longpin --pinner rdma; without
 # it longpin builds and that pinner skips; shellcheck: tests/host/shellcheck.sh).
 # shellcheck disable=SC2034 # used by run.sh and test.sh, which source this file
+# dpkg-dev: dpkg-source, which unpacks liburing's source (need_liburing_src).
 HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev libibverbs-dev util-linux
-	python3-matplotlib jq fio clang libclang-rt-14-dev shellcheck)
+	python3-matplotlib jq fio clang libclang-rt-14-dev shellcheck dpkg-dev)
+
+# need_liburing_src: Debian's source of the installed liburing-dev in the
+# cache, whose test helpers and runtests.sh kernel-patches/mainline's test
+# is built and run with (fetched once; CMakeLists.txt finds it there).
+# Without it (no network) that test is left out, and this says so.
+need_liburing_src() {
+	local log
+	log=$(mktemp)
+	if ! kernel-patches/mainline/test/fetch-liburing-src.sh >"$log" 2>&1; then
+		echo "longpin: warning: no liburing source, so kernel-patches/mainline's test is left out: $(tail -n 1 "$log")" >&2
+	fi
+	rm -f "$log"
+}

@@ -60,18 +60,33 @@ def repro(run, label, rs):
         return [], True
     text = path.read_text()
     out, ok = [], True
+    fails = 0
     for case, op, mem, pf in (("shmem", "lifetime-reclaim", "memfd", "read"),
-                              ("madvfree", "lifetime-lazyfree", "anon", "write")):
+                              ("madvfree", "lifetime-lazyfree", "anon", "write"),
+                              ("shmem-odirect", "lifetime-reclaim", "memfd", "read"),
+                              ("madvfree-odirect", "lifetime-lazyfree", "anon", "write")):
         line = next((l for l in text.splitlines() if l.startswith(case + ": ")), None)
         row = next((r for r in rs if r["op"] == op and r["memtype"] == mem and r["prefault"] == pf), None)
         if not line or not row:
             continue
         got = line.split(": ")[1]
+        fails += got == "FAIL"
         want = {"defect": "FAIL", "pass": "PASS"}.get(row["verdict"])
         agree = want is None or got == want
         ok &= agree
         out.append(f"  fixed-buf-unpin-dirty {line[:100]}; "
                    f"{op[9:]} {mem} {pf} reads {row['verdict']}: {'agrees' if agree else 'DISAGREES'}")
+    # the same test under liburing's runtests.sh: it fails where a case failed alone
+    rt = run / "raw" / f"repro-runtests-{label}.txt"
+    if rt.exists():
+        lines = rt.read_text().splitlines()
+        verdict = next((l for l in reversed(lines) if l.startswith(("Tests failed", "All tests passed"))),
+                       next((l for l in lines if l.startswith("SKIP")), "no verdict line"))
+        code = next((l[5:] for l in reversed(lines) if l.startswith("exit ")), "?")
+        agree = code == ("1" if fails else "0")
+        ok &= agree or verdict.startswith("SKIP")
+        out.append(f"  under liburing's runtests.sh: {verdict[:100]} (exit {code}): "
+                   f"{'agrees' if agree else 'skipped' if verdict.startswith('SKIP') else 'DISAGREES'}")
     return out, ok
 
 

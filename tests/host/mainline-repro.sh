@@ -1,16 +1,17 @@
 #!/bin/bash
 # mainline-repro.sh: the upstream test of the fixed-buffer data loss
 # (kernel-patches/mainline/test/fixed-buf-unpin-dirty) on this machine's
-# kernel, judged by the contract longpin matches to it. Its two cases are
-# longpin's lifetime rows: shmem is `lifetime reclaim` of memfd read
-# before, madvfree is `lifetime lazyfree` of anon. Where the contract names
+# kernel, judged by the contract longpin matches to it. Its cases are
+# longpin's lifetime rows: shmem (and shmem-odirect, READ_FIXED from an
+# O_DIRECT file) is `lifetime reclaim` of memfd read before, madvfree (and
+# madvfree-odirect) is `lifetime lazyfree` of anon. Where the contract names
 # that row's loss as a known defect (expected -EIO), the case must fail
 # with bytes lost; where it expects the data kept (0), the case must not
 # fail. longpin prints no lifetime expectation on its own (`longpin
 # expected` answers registration rows), so each row's `expected` column is
 # read from a 64 KiB run of the row: the contract's answer, whatever the
 # run did. A case that skips (nothing paged out) is named in the result;
-# when both skip, so does the test.
+# when all skip, so does the test.
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
@@ -51,8 +52,11 @@ rc=0
 cat "$T/out"
 echo "exit $rc"
 
+# the O_DIRECT cases are the same experiments, READ_FIXED by DMA
+want[shmem-odirect]=${want[shmem]}
+want[madvfree-odirect]=${want[madvfree]}
 nfail=0 nskip=0 skipped='' summary=''
-for c in shmem madvfree; do
+for c in shmem madvfree shmem-odirect madvfree-odirect; do
 	line=$(grep -E "^$c: (PASS|FAIL|SKIP): " "$T/out")
 	[ "$(grep -c . <<<"$line")" = 1 ] || fail "$c: want one PASS, FAIL or SKIP line, got: ${line:-none}"
 	v=$(sed -E "s/^$c: ([A-Z]+): .*/\1/" <<<"$line")
@@ -76,7 +80,7 @@ for c in shmem madvfree; do
 done
 # the test's own exit rule: 1 if a case failed, 77 if all skipped, else 0
 want_rc=0
-[ $nskip = 2 ] && want_rc=77
+[ $nskip = 4 ] && want_rc=77
 [ $nfail -gt 0 ] && want_rc=1
 [ "$rc" = "$want_rc" ] || fail "exit $rc, but its lines ($nfail failed, $nskip skipped) make it $want_rc"
 [ "$rc" = 77 ] && skip "every case skipped, nothing was tested${skipped}"

@@ -19,7 +19,8 @@
 #   torture   longpin torture on every memory type (torture.sh),
 #             LONGPIN_TORTURE_SECONDS each (default 30) -> torture.csv
 #   repro     kernel-patches/mainline's test, fixed-buf-unpin-dirty (in
-#             PATH: ./run.sh adds it), its output and exit -> repro.txt
+#             PATH: ./run.sh adds it), its output and exit -> repro.txt;
+#             the same under liburing's runtests.sh -> repro-runtests.txt
 # The guest's init sets the places longpin reads (LONGPIN_FILE_DIR=ext4,
 # LONGPIN_DAX_DIR=DAX ext4, LONGPIN_TMPFS_DIR, LONGPIN_DEVDAX) and the
 # mount points (LONGPIN_EXT4, LONGPIN_XFS, LONGPIN_DAX_XFS, ...): see
@@ -63,6 +64,41 @@ pinner() {
 		TMPDIR=$LONGPIN_XFS sh "$here/matrix.sh" /results/matrix.csv || bad=1
 }
 
+# kernel-patches/mainline's test, in a directory of the ext4 disk (its
+# O_DIRECT cases read a file there): on its own -> repro.txt, then as
+# liburing runs its tests, by liburing's runtests.sh (with /opt/liburing-test,
+# which ./run.sh adds), once without an argument and once with a file as
+# runtests.sh's TEST_FILES gives one -> repro-runtests.txt
+repro() {
+	echo "# fixed-buf-unpin-dirty"
+	d=${LONGPIN_EXT4:-/tmp}/repro
+	rm -rf "$d"
+	mkdir -p "$d"
+	if ! command -v fixed-buf-unpin-dirty >/dev/null; then
+		echo "SKIP: no fixed-buf-unpin-dirty in this guest (it was not built: no liburing source)" |
+			tee /results/repro.txt
+		return
+	fi
+	rc=0
+	(cd "$d" && fixed-buf-unpin-dirty) >/results/repro.txt 2>&1 || rc=$?
+	echo "exit $rc" >>/results/repro.txt
+	cat /results/repro.txt
+	if [ ! -f /opt/liburing-test/runtests.sh ] || ! command -v bash >/dev/null; then
+		echo "SKIP: no liburing runtests.sh or no bash in this guest" | tee /results/repro-runtests.txt
+	else
+		echo "# fixed-buf-unpin-dirty under liburing's runtests.sh"
+		cp -a /opt/liburing-test "$d/test"
+		: >"$d/testfile"
+		echo "TEST_FILES=\"$d/testfile\"" >"$d/test/config.local"
+		rc=0
+		(cd "$d/test" && bash ./runtests.sh fixed-buf-unpin-dirty.t) \
+			>/results/repro-runtests.txt 2>&1 || rc=$?
+		echo "exit $rc" >>/results/repro-runtests.txt
+		cat /results/repro-runtests.txt
+	fi
+	rm -rf "$d"
+}
+
 for phase in "$@"; do
 	case $phase in
 	matrix) matrix ;;
@@ -85,12 +121,7 @@ for phase in "$@"; do
 		FIO_OUT=/results/fio sh "$here/fio.sh" || bad=1 ;;
 	torture)
 		sh "$here/torture.sh" /results/torture.csv "${LONGPIN_TORTURE_SECONDS:-30}" || bad=1 ;;
-	repro)
-		echo "# fixed-buf-unpin-dirty"
-		rc=0
-		fixed-buf-unpin-dirty >/results/repro.txt 2>&1 || rc=$?
-		echo "exit $rc" >>/results/repro.txt
-		cat /results/repro.txt ;;
+	repro) repro ;;
 	*) echo "run.sh: unknown phase '$phase': give matrix, pinners, reclaim, bench, lifetime, fio, torture or repro" >&2
 		exit 2 ;;
 	esac
