@@ -186,6 +186,8 @@ need_kernel() {
 	case $1 in
 	debian-*)
 		command -v apt-get >/dev/null || skip "no apt-get to fetch $1" ;;
+	*-7.2)
+		command -v apt-get >/dev/null || skip "no apt-get to fetch linux-source-7.2 from Debian's unstable" ;;
 	*-6.12)
 		[[ -f /usr/src/linux-source-6.12.tar.xz ]] || skip "no /usr/src/linux-source-6.12.tar.xz (apt-get install -y --no-install-recommends linux-source-6.12)" ;;
 	stock | patched*)

@@ -7,6 +7,10 @@
 #               or LONGPIN_TREE_CONFIG, + vm/kernel.config + vm/base-BASE.config)
 #               and built out of tree (make O=) into the cache, keyed by
 #               what DIR holds; nothing is ever written into DIR
+# A Debian kernel split into packages (from 6.17 on: linux-binary-REL, the
+# image; linux-modules-REL; linux-base-REL, its config; linux-image-REL
+# only depends on them) is given as the binary or the image package with
+# the others beside it, or as all of them: image:A.deb:B.deb:C.deb.
 # Each gets a label, a file name derived from it (image-NAME, tree-NAME:
 # the name of its CSV, the guest's longpin.kernel), and a check before
 # any boot: a kernel image at all? what does its config lack, and what
@@ -15,7 +19,7 @@
 USER_DIR=$CACHE/user
 # how a tree is configured and built: bump when that changes (cache keys)
 TREE_RECIPE="v1: tinyconfig or LONGPIN_TREE_CONFIG; merge_config.sh -m fragments; olddefconfig; make O= bzImage"
-declare -A USER_KIND=() USER_PATH=() USER_REL=()
+declare -A USER_KIND=() USER_PATH=() USER_REL=() USER_DEBS=()
 USER_IMG='' USER_CONFIG='' USER_CONFIG_FROM='' USER_MODROOT='' USER_LACKS='' NVDIMM_OFF=''
 
 is_user_spec() { [[ $1 == image:* || $1 == tree:* ]]; }
@@ -163,6 +167,65 @@ tree_build() {
 	stage "build $l: done in $(_fmt_s $(($(_now_us) - bstart))) s -> $out/bzImage ($(cat "$out/release"))"
 }
 
+# ---------------------------------------------------------------- packages
+# deb_pkg FILE: the package a .deb is (exit 2 when dpkg-deb cannot read it)
+deb_pkg() {
+	dpkg-deb -f "$1" Package 2>/dev/null ||
+		usage_err "image:$1 is not a Debian package (dpkg-deb cannot read it)"
+}
+# deb_set SPEC FIRST ARG: the packages of image:ARG, ARG being
+# FIRST[:MORE.deb...]:
+# DEB_FILES (their paths, one a line), DEB_PKG (the one holding the
+# image), DEB_REL. A linux-image package with its image is whole; a
+# linux-binary package, or a linux-image one that only depends on the
+# split packages, takes linux-modules-REL and linux-base-REL from the
+# files named after it, else from beside it (the newest version there).
+deb_set() {
+	local spec=$1 first=$2 rest='' pkg f rel m files=() named=() base dir
+	pkg=$(deb_pkg "$first")
+	[[ $3 == *:* ]] && rest=${3#*:}
+	IFS=: read -ra named <<<"$rest"
+	for f in "${named[@]}"; do
+		f=$(user_abs "$f")
+		[[ -f $f && $f == *.deb ]] || usage_err "$spec: '$f' is not a .deb file: give image:BINARY.deb[:MODULES.deb:BASE.deb]"
+		files+=("$(readlink -f "$f")")
+	done
+	case $pkg in
+	linux-image-*-dbg | linux-headers-* | linux-source-*)
+		usage_err "$spec is the package $pkg: give the kernel's linux-image or linux-binary one" ;;
+	linux-image-* | linux-binary-*) ;;
+	*) usage_err "$spec is the package $pkg: give a linux-image or linux-binary one" ;;
+	esac
+	rel=${pkg#linux-image-}
+	rel=${rel#linux-binary-unsigned-}
+	rel=${rel#linux-binary-}
+	rel=${rel%-unsigned}
+	DEB_PKG=$pkg DEB_REL=$rel
+	if [[ $pkg == linux-image-* ]] && dpkg-deb -c "$first" | grep -qE '/(boot/vmlinuz-|modules/[^/]+/vmlinuz)'; then
+		DEB_FILES=$first
+		return 0
+	fi
+	# split: the image of linux-binary-REL (or -unsigned), its modules and base
+	dir=$(dirname "$first")
+	for base in "linux-binary-$rel linux-binary-unsigned-$rel" "linux-modules-$rel" "linux-base-$rel"; do
+		m=
+		for f in "$first" "${files[@]}"; do
+			[[ " $base " == *" $(deb_pkg "$f") "* ]] && { m=$f; break; }
+		done
+		if [[ -z $m ]]; then
+			m=$(find "$dir" -maxdepth 1 -name '*.deb' | sort -rV | while read -r f; do
+				[[ " $base " == *" $(dpkg-deb -f "$f" Package 2>/dev/null) "* ]] && { echo "$f"; break; }
+			done || true)
+		fi
+		[[ -n $m ]] || usage_err "$spec: $pkg is split, and no ${base%% *} package is beside it in $dir: download it there (apt-get download ${base%% *}), or name it: image:$first:${base%% *}_VERSION_amd64.deb"
+		[[ $m == "$first" ]] || files+=("$m")
+		[[ $base == linux-binary* ]] && DEB_PKG=$(deb_pkg "$m")
+	done
+	DEB_FILES=$(printf '%s\n' "$first" "${files[@]}" | awk '!seen[$0]++')
+	[[ $pkg == linux-image-* ]] && DEB_FILES=$(grep -vxF "$first" <<<"$DEB_FILES")
+	return 0
+}
+
 # ---------------------------------------------------------------- resolve
 # user_resolve SPEC: check SPEC (exit 2, one line, when it cannot be a
 # kernel) and add it to the kernels of this call under its label: KLABEL
@@ -172,15 +235,15 @@ user_resolve() {
 	p=$(user_abs "$arg")
 	case $kind in
 	image)
+		[[ $arg == *.deb:* ]] && p=$(user_abs "${arg%%:*}")
 		[[ -e $p ]] || usage_err "$spec: no such file"
 		[[ -f $p ]] || usage_err "$spec is not a file: give a bzImage or a linux-image .deb (a source tree is tree:DIR)"
 		p=$(readlink -f "$p")
 		if [[ $p == *.deb ]]; then
-			pkg=$(dpkg-deb -f "$p" Package 2>/dev/null) || usage_err "$spec is not a Debian package (dpkg-deb cannot read it)"
-			[[ $pkg == linux-image-* ]] || usage_err "$spec is the package $pkg: give a linux-image one"
-			rel=${pkg#linux-image-}
-			rel=${rel%-unsigned}
-			kind=deb l=image-$(safe_name "$pkg")
+			deb_set "$spec" "$p" "$arg"
+			rel=$DEB_REL
+			kind=deb l=image-$(safe_name "$DEB_PKG")
+			USER_DEBS[$l]=$DEB_FILES
 		else
 			bz_check "$p" "$spec"
 			rel=$(bz_release "$p")
@@ -236,8 +299,12 @@ user_prepare() {
 		USER_REL[$l]=$(cat "$out/release") ;;
 	deb)
 		deb_unpack "$l"
-		USER_CONFIG=$USER_DEBROOT/boot/config-${USER_REL[$l]} USER_CONFIG_FROM="the package's boot/config-${USER_REL[$l]}"
-		[[ -f $USER_CONFIG ]] || USER_CONFIG=''
+		local c
+		for c in "boot/config-${USER_REL[$l]}" "usr/lib/modules/${USER_REL[$l]}/config"; do
+			[[ -f $USER_DEBROOT/$c ]] || continue
+			USER_CONFIG=$USER_DEBROOT/$c USER_CONFIG_FROM="the package's $c"
+			break
+		done
 		user_modroot "$l" "$USER_DEBROOT/boot" ;;
 	image)
 		USER_IMG=$p
@@ -246,30 +313,34 @@ user_prepare() {
 	esac
 }
 
-# deb_unpack LABEL: the .deb unpacked (dpkg-deb -x, depmod) into the
-# cache once per file: USER_DEBROOT, USER_IMG, USER_REL
+# deb_unpack LABEL: the package(s) unpacked (dpkg-deb -x, depmod) into
+# the cache once per set of files: USER_DEBROOT, USER_IMG, USER_REL
 deb_unpack() {
-	local l=$1 p=${USER_PATH[$1]} key dir img rel
-	key=$(printf '%s %s\n' "$p" "$(stat -c '%s %Y' "$p")" | sha)
+	local l=$1 p=${USER_PATH[$1]} key dir img rel f files=()
+	mapfile -t files <<<"${USER_DEBS[$l]}"
+	key=$(for f in "${files[@]}"; do printf '%s %s\n' "$f" "$(stat -c '%s %Y' "$f")"; done | sha)
 	dir=$USER_DIR/deb-$l-$key
 	if [[ ! -f $dir/ready ]]; then
 		lock_named "user-deb-$key" "unpacking $p"
 		if [[ ! -f $dir/ready ]]; then
-			stage "kernel $l: unpacking $p into $dir (never installed)"
+			stage "kernel $l: unpacking ${files[*]} into $dir (never installed)"
 			rm -rf "$dir.new"
 			mkdir -p "$dir.new"
-			v dpkg-deb -x "$p" "$dir.new/root" || die "kernel $l: dpkg-deb -x $p failed"
-			img=$(find "$dir.new/root/boot" -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null | head -n1)
-			[[ -n $img ]] || { rm -rf "$dir.new"; usage_err "image:$p holds no boot/vmlinuz-*: give a linux-image-VERSION package, not a metapackage"; }
-			rel=${img##*/vmlinuz-}
+			for f in "${files[@]}"; do
+				v dpkg-deb -x "$f" "$dir.new/root" || die "kernel $l: dpkg-deb -x $f failed"
+			done
+			img=$(deb_image "$dir.new/root") ||
+				{ rm -rf "$dir.new"; usage_err "image:$p holds no kernel image (boot/vmlinuz-* or usr/lib/modules/*/vmlinuz): give a linux-image-VERSION or linux-binary-VERSION package, not a metapackage"; }
+			rel=$(image_release "$img")
 			local m
 			for m in lib/modules usr/lib/modules; do
 				[[ -d $dir.new/root/$m/$rel && ! -e $dir.new/root/lib/modules/$rel ]] || continue
 				mkdir -p "$dir.new/root/lib/modules"
 				ln -s "../../$m/$rel" "$dir.new/root/lib/modules/$rel"
 			done
-			[[ -d $dir.new/root/lib/modules/$rel ]] && v depmod -b "$dir.new/root" "$rel"
+			[[ -d $dir.new/root/lib/modules/$rel/kernel ]] && v depmod -b "$dir.new/root" "$rel"
 			echo "$rel" >"$dir.new/release"
+			echo "${img#"$dir.new/root/"}" >"$dir.new/image"
 			touch "$dir.new/ready"
 			mv "$dir.new" "$dir"
 			# shellcheck disable=SC2012 # ls -t: newest first; the names are our own
@@ -279,18 +350,22 @@ deb_unpack() {
 	fi
 	USER_DEBROOT=$dir/root
 	USER_REL[$l]=$(cat "$dir/release")
-	USER_IMG=$USER_DEBROOT/boot/vmlinuz-${USER_REL[$l]}
-	bz_check "$USER_IMG" "image:$p (its boot/vmlinuz-${USER_REL[$l]})"
+	USER_IMG=$USER_DEBROOT/$(cat "$dir/image")
+	bz_check "$USER_IMG" "image:$p (its $(cat "$dir/image"))"
 }
 
 # user_modroot LABEL BOOTDIR: USER_MODROOT, the modules of release REL:
-# BOOTDIR/../lib/modules/REL (an unpacked or installed root: boot/ beside
-# lib/), else this machine's /lib/modules/REL. Without modules.dep (made
+# BOOTDIR itself when it is a .../modules/REL (the image at
+# usr/lib/modules/REL/vmlinuz, as Debian from 6.17 on, Fedora and Arch
+# keep it), BOOTDIR/../lib/modules/REL or ../usr/lib/modules/REL (an
+# unpacked or installed root: boot/ beside lib/), else this machine's
+# /lib/modules/REL. Without modules.dep (made
 # by depmod at install) depmod writes one into a copy of symlinks in the
 # cache, never beside the modules.
 user_modroot() {
 	local l=$1 b=$2 rel=${USER_REL[$1]} m s
-	for m in "$(dirname "$b")/lib/modules/$rel" "$(dirname "$b")/usr/lib/modules/$rel" "/lib/modules/$rel"; do
+	for m in "$b" "$(dirname "$b")/lib/modules/$rel" "$(dirname "$b")/usr/lib/modules/$rel" "/lib/modules/$rel"; do
+		[[ $m != "$b" || $(basename "$b") == "$rel" ]] || continue
 		[[ -d $m/kernel ]] || continue
 		m=$(readlink -f "$m")
 		if [[ ! -s $m/modules.dep ]]; then
@@ -404,7 +479,7 @@ CONFIG_CHECKS=(
 # /etc/longpin/lacks: "PART CONFIG_X..." lines) and NVDIMM_OFF. A kernel
 # that cannot run the guest at all ends it here: one line, exit 2.
 user_check() {
-	local l=$1 row opt mod part text val have n=0 item
+	local l=$1 row opt mod part text val='' have n=0 item
 	local -A miss=()
 	local texts=() boot=() nv=() xfs=()
 	local from="${USER_KIND[$l]/deb/image} ${USER_PATH[$l]}"
