@@ -3,7 +3,9 @@
 # patch of every series of kernel-patches/ (each DIR with a `series` file;
 # default: all), with the checkpatch of the series' base: a directory
 # named 6.1 or 6.1-* is against linux-source-6.1, 6.12 or 6.12-* against
-# linux-source-6.12, mainline with 6.12's. checkpatch.pl and its data files are taken from
+# linux-source-6.12, mainline or mainline-* against linux-source-7.2 (the
+# newest Debian ships, fetched from unstable into <cache>/sources/ by
+# vm/longpin-vm build --kernel stock-7.2). checkpatch.pl and its data files are taken from
 # /usr/src/linux-source-BASE.tar.xz (LONGPIN_SRC=DIR: from DIR) once, into
 # <cache>/checkpatch/, and run from there: outside any git tree, so the
 # commit ids a changelog cites are not looked up and each gives an
@@ -25,6 +27,10 @@ fi
 # checkpatch_of BASE: the directory holding scripts/checkpatch.pl of BASE
 checkpatch_of() {
 	local t=$srcdir/linux-source-$1.tar.xz id d tmp
+	if [ "$1" = 7.2 ] && [ -z "${LONGPIN_SRC:-}" ]; then
+		t=$(ls -d "$cache"/sources/linux-source-7.2-*/linux-source-7.2.tar.xz 2>/dev/null | sort -V | tail -n 1)
+		[ -n "$t" ] || { echo "checkpatch: no linux-source-7.2 in $cache/sources (vm/longpin-vm build --kernel stock-7.2 fetches it)" >&2; return 3; }
+	fi
 	[ -f "$t" ] || { echo "checkpatch: $t is missing (apt-get install -y --no-install-recommends linux-source-$1)" >&2; return 3; }
 	id=$(stat -c '%Y-%s' "$t")
 	d=$cache/checkpatch/linux-source-$1-$id
@@ -46,8 +52,12 @@ for d in "${dirs[@]}"; do
 	d=${d##*/}
 	[ -f "$here/$d/series" ] || { echo "checkpatch: no $here/$d/series" >&2; exit 2; }
 	base=${d%%-*}
-	# no mainline tarball here: the newest checkpatch there is, 6.12's
-	[ "$base" = mainline ] && base=6.12
+	# mainline: the newest checkpatch Debian ships, 7.2's; 6.12's until
+	# 7.2's source is fetched (said in each patch's line)
+	if [ "$base" = mainline ]; then
+		base=7.2
+		cp=$(checkpatch_of 7.2 2>/dev/null) || base=6.12
+	fi
 	cp=$(checkpatch_of "$base") || exit $?
 	while read -r p; do
 		case $p in '' | '#'*) continue ;; esac
