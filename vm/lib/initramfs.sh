@@ -167,15 +167,16 @@ modules_initramfs() {
 	local order=() rdma=()
 	local m path i nbase list
 	for m in "${DEB_MODULES[@]}"; do
-		path=$(mod_path "$mroot" "$m")
+		path=$(mod_path "$mroot" "${m%\?}")
 		# a user's kernel may have it built in, or lack it (its config
-		# check said so)
-		[[ -n $path ]] || is_user "$name" || die "module $m not found in $mroot/modules.dep"
+		# check said so); NAME? is wanted where the kernel has it
+		[[ -n $path || $m == *\? ]] || is_user "$name" || die "module $m not found in $mroot/modules.dep"
 		[[ -z $path ]] || mod_visit "$path"
 	done
 	nbase=${#order[@]}
 	for m in "${DEB_RDMA_MODULES[@]}"; do
-		path=$(mod_path "$mroot" "$m")
+		path=$(mod_path "$mroot" "${m%\?}")
+		[[ -z $path && $m == *\? ]] && continue
 		if [[ -z $path ]]; then
 			stage "initramfs: $name has no $m: no soft-RoCE in its guests (longpin --pinner rdma skips)" >&2
 			rdma=()
@@ -213,7 +214,7 @@ vfio_initramfs() {
 	local order=() m path nbase i
 	# what the modules archive has already (rdma's as far as there)
 	for m in "${DEB_MODULES[@]}" "${DEB_RDMA_MODULES[@]}"; do
-		path=$(mod_path "$mroot" "$m")
+		path=$(mod_path "$mroot" "${m%\?}")
 		[[ -z $path ]] || mod_visit "$path"
 	done
 	nbase=${#order[@]}
