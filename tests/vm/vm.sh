@@ -234,7 +234,7 @@ vfio)
 	# anon+devdax). The patched kernels carry the fix
 	# (kernel-patches/*-vfio): those rows pass, their pins balanced.
 	case $contract in
-	longpin | longpin-6.12) leak=0 ;;
+	longpin | longpin-6.12 | longpin-7.2) leak=0 ;;
 	*) leak=1 ;;
 	esac
 	VM_RUN_OPTS=--vfio guest env LONGPIN_SIZE=4M LONGPIN_PINNERS=vfio \

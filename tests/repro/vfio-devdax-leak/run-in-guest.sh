@@ -15,8 +15,8 @@ K=${1:-stock}
 dir=$(cd "$(dirname "$0")" && pwd)
 
 case $K in
-stock | stock-6.12 | debian-6.1 | debian-6.12) want="released 0 (leak)" ;;
-patched | patched-6.12) want="released 512" ;;
+stock | stock-6.12 | stock-7.2 | debian-6.1 | debian-6.12 | debian-7.2) want="released 0 (leak)" ;;
+patched | patched-6.12 | patched-7.2) want="released 512" ;;
 *) fail "no expectation for kernel '$K'" ;;
 esac
 need_qemu
