@@ -16,11 +16,12 @@
 #            stock,patched,patched-debug; --torture-seconds N, default 30,
 #            60 on a -debug kernel)
 # OPTIONS:
-#   --kernels LIST   default stock,patched; LIST from `vm/longpin-vm
+#   --kernels LIST   default stock,patched (full: and stock-7.2,patched-7.2;
+#                    torture: and patched-debug); LIST from `vm/longpin-vm
 #                    kernels --names`, host (this machine's kernel), and
-#                    your own: image:PATH (a bzImage or a linux-image
-#                    .deb), tree:DIR (a source tree, built out of tree):
-#                    docs/your-kernel.md
+#                    your own: image:PATH (a bzImage, a linux-image or
+#                    linux-binary .deb), tree:DIR (a source tree, built
+#                    out of tree): docs/your-kernel.md
 #   --contract [K=]NAME   judge kernel K's rows (every kernel's, without
 #                    K=) by harness/contracts/NAME.contract; repeatable
 #   --out DIR        default results/<run-id>
@@ -37,7 +38,7 @@ cache=${LONGPIN_CACHE:-$HOME/.cache/longpin}	# as vm/longpin-vm's
 # shellcheck source-path=SCRIPTDIR # the cd above made it the directory
 . scripts/deps.sh
 
-usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
 err() { echo "run.sh: $*" >&2; exit 2; }
 mode=main
 case ${1:-} in
@@ -105,7 +106,15 @@ for o in "${given[@]}"; do
 done
 [ "$bclock" = icount ] || [ "$repeat" = 1 ] ||
 	err "--repeat needs --bench-clock icount (a wall-clock repeat shares the verdicts' boot)"
-[ -n "$kernels" ] || { [ $mode = torture ] && kernels=stock,patched,patched-debug || kernels=stock,patched; }
+if [ -z "$kernels" ]; then
+	case $mode in
+	torture) kernels=stock,patched,patched-debug ;;
+	# the newest upstream Debian ships, as built here and with the
+	# mainline series, beside 6.1
+	full) kernels=stock,patched,stock-7.2,patched-7.2 ;;
+	*) kernels=stock,patched ;;
+	esac
+fi
 IFS=, read -ra klist <<<"$kernels"
 names=$(vm/longpin-vm kernels --names)	# the one list of kernel names
 # benchmarks compare kernels of one config: ours, built here from Debian's
