@@ -36,7 +36,7 @@ check "unknown kernel 'nope'" accel --kernel nope
 LONGPIN_ACCEL=fast check "LONGPIN_ACCEL='fast': give kvm, tcg or leave it unset" accel --image "$0"
 # the one list of kernel names that run.sh and the tests ask for
 names=$("$LPVM" kernels --names | paste -sd,)
-[[ $names == stock,patched,patched-debug,patched-unchunked,stock-6.12,patched-6.12,debian-6.1,debian-6.12 ]] ||
+[[ $names == stock,patched,patched-debug,patched-unchunked,stock-6.12,patched-6.12,stock-7.2,patched-7.2,debian-6.1,debian-6.12,debian-7.2 ]] ||
 	fail "kernels --names printed '$names'"
 # each kernel's contract is one that longpin has; the built ones are a
 # part of the list in its order, without the Debian images
@@ -47,9 +47,16 @@ for k in $("$LPVM" kernels --names); do
 done
 [[ $("$LPVM" kernels --contract patched-6.12) == longpin-6.12 ]] ||
 	fail "kernels --contract patched-6.12 is not longpin-6.12"
+[[ $("$LPVM" kernels --contract patched-7.2) == longpin-7.2 ]] ||
+	fail "kernels --contract patched-7.2 is not longpin-7.2"
 built=$("$LPVM" kernels --built | paste -sd,)
-[[ $built == stock,patched,patched-debug,patched-unchunked,stock-6.12,patched-6.12 ]] ||
+[[ $built == stock,patched,patched-debug,patched-unchunked,stock-6.12,patched-6.12,stock-7.2,patched-7.2 ]] ||
 	fail "kernels --built printed '$built'"
+# --series: a patched kernel's files, in its series' order; none for stock
+[[ $("$LPVM" kernels --series stock-7.2) == "" ]] || fail "kernels --series stock-7.2 printed files"
+[[ $("$LPVM" kernels --series patched-7.2 | head -n 1) == */kernel-patches/mainline/0001-* ]] ||
+	fail "kernels --series patched-7.2 does not start with mainline/0001"
+check "kernels --series: debian-7.2 is not built here from source" kernels --series debian-7.2
 out=$(cd "$VMDIR/.." && ./run.sh --kernels nope 2>&1); rc=$?
 ((rc == 2)) && [[ $out == *"one of: $names"* ]] || fail "run.sh --kernels nope: exit $rc, '$out'"
 # run.sh's modes and their options, answered before anything is built
