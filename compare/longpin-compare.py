@@ -10,10 +10,13 @@ for --plots only, python3-matplotlib."""
 
 import argparse
 import csv
+import errno
+import hashlib
 import io
 import math
 import os
 import re
+import stat
 import statistics
 import sys
 import tempfile
@@ -65,8 +68,10 @@ USAGE = f"""usage: {PROG} [--report FILE.md] [--plots DIR] [--baseline LABEL] [-
   --repeats: files of one basename (r1/stock.csv r2/stock.csv ...) are repeats
   of one kernel: each figure is the median over the repeats of each repeat's
   own median, its [min-max] the range of those, with their spread.
-  --force: overwrite a --report file, or write into a --plots directory, that
-  holds files longpin-compare did not write (never one of the input files).
+  --force: overwrite a regular --report file that longpin-compare did not
+  write or that was edited since, or write into a --plots directory that
+  holds files it did not write (never an input file, never over anything
+  but a regular file: a device node, a FIFO or a symlink to one is refused).
 """
 
 Key = namedtuple("Key", "source pinner memtype prefault size op fs")
@@ -954,8 +959,10 @@ class Plots:
 
     @staticmethod
     def save(fig, d, name, side):
-        fig.savefig(d / f"{name}.png", format="png", metadata={"Software": PROG})
-        (d / f"{name}.txt").write_text("\n".join(side) + "\n")
+        png = io.BytesIO()
+        fig.savefig(png, format="png", metadata={"Software": PROG})
+        put_file(d / f"{name}.png", png.getvalue(), "--plots")
+        put_file(d / f"{name}.txt", ("\n".join(side) + "\n").encode(), "--plots")
         return name
 
     def chart_done(self, fig, ax, d, name, title, ylabel, series):
@@ -1056,32 +1063,108 @@ class Plots:
 
 
 # ---- output safety: never an input, never a file longpin-compare did not write ----
+#
+# An output is written only where nothing is, or over a regular file that
+# longpin-compare wrote and nobody changed since: the report's first line
+# is MARK and its last SUM_LINE, the sha256 of every byte before that
+# line. Nothing but a regular file is ever replaced, --force or not: a
+# path is looked at with lstat() and opened O_NONBLOCK, so a FIFO or a
+# device is named, never read, written or renamed over.
+
+SUM_LINE = "<!-- longpin-compare sha256 {} -->\n"
+SUM_RE = re.compile(rb"<!-- longpin-compare sha256 ([0-9a-f]{64}) -->\n\Z")
+
+def kind_of(mode):
+    """What a file that is not a regular one is, for a message."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+def real_target(p, what):
+    """@p with its symlinks followed: (path, lstat or None when nothing is there); raises Usage
+    when @p is, or points to, anything but a regular file or nothing at all."""
+    p = Path(p)
+    try:
+        st = os.lstat(p)
+    except FileNotFoundError:
+        return p, None
+    except OSError as e:
+        raise Usage(f"{what} {p}: {e.strerror}: give the path of a new or regular file")
+    if not stat.S_ISLNK(st.st_mode):
+        if not stat.S_ISREG(st.st_mode):
+            raise Usage(f"{what} {p} is {kind_of(st.st_mode)}: give the path of a new or regular file")
+        return p, st
+    r = Path(os.path.realpath(p))
+    try:
+        st = os.lstat(r)
+    except FileNotFoundError:
+        raise Usage(f"{what} {p} points to nothing ({os.readlink(p)}): give the path of a new or regular file")
+    if not stat.S_ISREG(st.st_mode):
+        raise Usage(f"{what} {p} points to {r}, which is {kind_of(st.st_mode)}: "
+                    "give the path of a new or regular file")
+    return r, st
+
+def read_regular(p, limit=1 << 30):
+    """The bytes of @p when it is a regular file (opened O_NONBLOCK|O_NOFOLLOW, never
+    waiting on a FIFO), else None."""
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        return f.read()
+
+def report_sealed(data):
+    """Whether @data is a report exactly as longpin-compare wrote it: its mark first, the
+    checksum of the rest last."""
+    m = SUM_RE.search(data)
+    return (data.startswith(MARK.encode() + b"\n") and m is not None and
+            hashlib.sha256(data[:m.start()]).hexdigest() == m.group(1).decode())
 
 def own_file(p):
-    """Whether longpin-compare wrote @p: a report or sidecar by its first line, a PNG by a text chunk."""
-    try:
-        data = Path(p).read_bytes()
-    except OSError:
+    """Whether longpin-compare wrote @p, a regular file: a sidecar by its first line, a PNG by a text chunk."""
+    data = read_regular(p)
+    if data is None:
         return False
     if data.startswith(b"\x89PNG\r\n\x1a\n"):   # its tEXt chunk (length, type, text) before the image
         text = b"Software\0" + PROG.encode()
         return len(text).to_bytes(4, "big") + b"tEXt" + text in data[:data.find(b"IDAT")]
-    return data.startswith(MARK.encode() + b"\n") or data.startswith(TXT_MARK.encode())
+    return data.startswith(TXT_MARK.encode()) or report_sealed(data)
 
 def same_file(a, b):
     return os.path.exists(a) and os.path.exists(b) and os.path.samefile(a, b)
 
+def check_report(a, inputs):
+    """The report's path, refused unless new, or (--force, or its own unedited) a regular file."""
+    r = Path(a.report)
+    if any(same_file(r, p) for p in inputs):
+        raise Usage(f"--report {r} is one of the input files: give the report a path of its own")
+    real, st = real_target(r, "--report")
+    if st is None or a.force:
+        return
+    data = read_regular(real)
+    if data is not None and report_sealed(data):
+        return
+    if data is not None and data.startswith(MARK.encode() + b"\n"):
+        if SUM_RE.search(data):
+            raise Usage(f"--report {r} was written by {PROG} and edited since (its checksum differs): "
+                        "give a new path, or --force to overwrite it")
+        raise Usage(f"--report {r} carries no checksum of what {PROG} wrote (edited, or an older "
+                    f"{PROG}'s): give a new path, or --force to overwrite it")
+    raise Usage(f"--report {r} exists and {PROG} did not write it: give a new path, "
+                "or --force to overwrite it")
+
 def check_outputs(a, inputs):
-    """Refuse an output that is an input, or holds what longpin-compare did not write (but --force)."""
+    """Refuse an output that is an input, that is not a regular file, or that holds what
+    longpin-compare did not write (but --force)."""
     if a.report:
-        r = Path(a.report)
-        if any(same_file(r, p) for p in inputs):
-            raise Usage(f"--report {r} is one of the input files: give the report a path of its own")
-        if r.is_dir():
-            raise Usage(f"--report {r} is a directory: give the path of a file")
-        if r.exists() and not a.force and not own_file(r):
-            raise Usage(f"--report {r} exists and {PROG} did not write it: give a new path, "
-                        "or --force to overwrite it")
+        check_report(a, inputs)
     if a.plots:
         d = Path(a.plots)
         for p in [d] + [d / f"{n}.{e}" for n in Plots.NAMES for e in ("png", "txt")]:
@@ -1089,24 +1172,52 @@ def check_outputs(a, inputs):
                 raise Usage(f"--plots {d}: {p} is one of the input files: give the plots a directory of their own")
         if d.exists() and not d.is_dir():
             raise Usage(f"--plots {d} is not a directory: give a new or empty directory")
-        for p in sorted(d.iterdir()) if d.is_dir() and not a.force else ():
-            if not p.is_file() or not own_file(p):
+        if not d.is_dir():
+            return
+        for p in sorted(d.iterdir()):
+            mode = os.lstat(p).st_mode
+            ours = p.name in {f"{n}.{e}" for n in Plots.NAMES for e in ("png", "txt")}
+            if ours and not stat.S_ISREG(mode):
+                raise Usage(f"--plots {d} holds {p.name}, which is "
+                            f"{'a symlink' if stat.S_ISLNK(mode) else kind_of(mode)}: "
+                            "give a new or empty directory")
+            if not a.force and (not stat.S_ISREG(mode) or not own_file(p)):
                 raise Usage(f"--plots {d} holds {p.name}, which {PROG} did not write: give a new or empty "
                             "directory, or --force to write beside it")
 
-def write_report(path, text):
-    """All or nothing: a temporary file beside it, renamed over it."""
+def put_file(path, data, what):
+    """All or nothing: @data into a temporary file beside @path, then linked to a new @path
+    (never over something that appeared meanwhile) or renamed over the regular file it is."""
     path, tmp = Path(path), None
+    real, st = real_target(path, what)
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        if st is None:
+            os.link(tmp, real)
+            os.unlink(tmp)
+        else:
+            now = os.lstat(real)
+            if not stat.S_ISREG(now.st_mode) or now.st_ino != st.st_ino:
+                raise Usage(f"{what} {path} changed while {PROG} ran: run it again")
+            os.replace(tmp, real)
+        tmp = None
     except OSError as e:
+        if e.errno == errno.EEXIST:
+            raise Usage(f"{what} {path} appeared while {PROG} ran: run it again")
+        raise Usage(f"{path}: {e.strerror}: give a writable path")
+    finally:
         if tmp and os.path.exists(tmp):
             os.unlink(tmp)
-        raise Usage(f"{path}: {e.strerror}: give a writable path")
+
+def write_report(path, text):
+    """The report, its checksum as its last line."""
+    body = text.encode()
+    if not body.endswith(b"\n"):
+        body += b"\n"
+    put_file(path, body + SUM_LINE.format(hashlib.sha256(body).hexdigest()).encode(), "--report")
 
 
 # ---- main ----

@@ -660,6 +660,71 @@ out-force)
 	[ "$(cat "$T/plots/notes.txt")" = "keep me" ] || fail "a foreign file in --plots changed"
 	png_ok "$T/plots/verdicts.png"
 	pass "--force: a foreign report overwritten, plots beside foreign files" ;;
+out-unsafe)
+	# a --report path that is not a regular file: a device node, a FIFO,
+	# a symlink to either, refused with --force too; nothing replaced,
+	# nothing written into it, and a FIFO does not hang the reader
+	mkfifo "$T/fifo"
+	ln -s fifo "$T/to-fifo.md"
+	ln -s nowhere "$T/dangling.md"
+	kinds="fifo to-fifo.md dangling.md"
+	if is_root; then
+		# nodes of this test's own: /dev/null's and loop0's numbers, in $T
+		mknod "$T/null" c 1 3 && mknod "$T/blk" b 7 0 || fail "mknod in $T"
+		ln -s null "$T/to-null.md"
+		kinds="$kinds null blk to-null.md"
+	fi
+	for f in $kinds; do
+		before=$(stat -c '%F %t:%T %i' "$T/$f" 2>/dev/null || readlink "$T/$f")
+		for force in "" --force; do
+			rc=0
+			timeout 20 "$COMPARE" $force --report "$T/$f" "$D/stock.csv" "$D/patched.csv" >"$T/out" 2>"$T/err" || rc=$?
+			cat "$T/err"
+			[ "$rc" != 124 ] || fail "--report $f $force: hung (killed after 20 s)"
+			[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] || fail "--report $f $force: exit $rc"
+			grep -Eq "^longpin-compare: --report $T/$f (is|points to .*, which is|points to) (a FIFO|a character device|a block device|nothing)" "$T/err" ||
+				fail "--report $f $force: no line naming what the path is"
+			grep -q "give the path of a new or regular file" "$T/err" || fail "--report $f $force: no fix named"
+			[ "$(stat -c '%F %t:%T %i' "$T/$f" 2>/dev/null || readlink "$T/$f")" = "$before" ] ||
+				fail "--report $f $force: the path was replaced"
+			[ -L "$T/$f" ] || [ "${f%.md}" = "$f" ] || fail "--report $f $force: the symlink was replaced"
+		done
+	done
+	! compgen -G "$T/.*.md.*" >/dev/null || fail "a temporary file left behind: $(ls -a "$T")"
+	# a plot's own name in --plots that is a symlink: refused, --force too
+	if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+		mkdir "$T/plots" && ln -s ../fifo "$T/plots/verdicts.png"
+		run_compare --force --plots "$T/plots" "$D/stock.csv" "$D/patched.csv"
+		[ "$rc" = 2 ] && [ -L "$T/plots/verdicts.png" ] || fail "--force --plots over a symlink: exit $rc"
+		has "$T/err" "--plots $T/plots holds verdicts.png, which is a symlink: give a new or empty directory"
+	fi
+	pass "device nodes, FIFOs and symlinks to them or to nothing: exit 2, one line, left as they were, no hang" ;;
+out-edited)
+	# its own report, edited by hand: refused without --force (the mark
+	# is there, the checksum of what it wrote is not that of the file);
+	# unedited, overwritten; a symlink to its own report writes the report
+	run_compare --report "$T/r.md" "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 0 ] || fail "first report: exit $rc"
+	tail -n 1 "$T/r.md" | grep -Eq '^<!-- longpin-compare sha256 [0-9a-f]{64} -->$' || fail "the report does not end in its checksum"
+	run_compare --report "$T/r.md" "$D/stock.csv" "$D/patched-missing.csv"
+	[ "$rc" = 0 ] && grep -q patched-missing "$T/r.md" || fail "its own unedited report: exit $rc, not overwritten"
+	sed -i '3s/$/ my note/' "$T/r.md"
+	cp "$T/r.md" "$T/r.orig"
+	run_compare --report "$T/r.md" "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] || fail "an edited report: exit $rc"
+	has "$T/err" "longpin-compare: --report $T/r.md was written by longpin-compare and edited since (its checksum differs): give a new path, or --force to overwrite it"
+	cmp -s "$T/r.md" "$T/r.orig" || fail "the edited report changed"
+	# the mark alone, as an older longpin-compare wrote it: not proof
+	printf '<!-- written by longpin-compare -->\nmine\n' >"$T/old.md"
+	run_compare --report "$T/old.md" "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 2 ] && [ "$(cat "$T/old.md")" = "$(printf '<!-- written by longpin-compare -->\nmine')" ] || fail "a mark without a checksum: exit $rc"
+	has "$T/err" "carries no checksum of what longpin-compare wrote"
+	run_compare --force --report "$T/r.md" "$D/stock.csv" "$D/patched.csv"
+	[ "$rc" = 0 ] && ! grep -q "my note" "$T/r.md" || fail "--force over an edited report: exit $rc"
+	ln -s r.md "$T/link.md"
+	run_compare --report "$T/link.md" "$D/stock.csv" "$D/patched-missing.csv"
+	[ "$rc" = 0 ] && [ -L "$T/link.md" ] && grep -q patched-missing "$T/r.md" || fail "a symlink to its own report: exit $rc"
+	pass "an edited report or a mark without a checksum refused (left as it was), --force overwrites, a symlink writes its file" ;;
 *)
 	fail "unknown case $case" ;;
 esac
