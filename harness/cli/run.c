@@ -161,6 +161,12 @@ static int target_check(const struct opts *o)
 {
 	struct stat st;
 
+	/* the pattern would overwrite the rows, a row the pattern */
+	if (o->target && o->csv && strcmp(o->csv, "-") &&
+	    lp_same_file(o->target, o->csv))
+		return lp_err(LP_EUSAGE,
+			      "--target %s and --csv %s are the same file: give each its own",
+			      o->target, o->csv);
 	if (!o->target || o->no_io || stat(o->target, &st))
 		return LP_OK;
 	if (S_ISBLK(st.st_mode) && !o->target_overwrite)

@@ -393,11 +393,58 @@ static int write_whole(int fd, const char *buf, size_t len, off_t undo)
 	return 0;
 }
 
+/*
+ * A regular file @path for appending, created if need be (*@created
+ * says so), locked: a file another run unlinked while this one waited
+ * for the lock (its own new file, which it could not write) is opened
+ * again. -1 with errno on failure.
+ */
+static int csv_open_locked(const char *path, bool *created)
+{
+	struct stat st;
+	int fd, i;
+
+	for (i = 0; i < 8; i++) {
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		*created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0 && errno == ENOENT)
+			continue;
+		if (fd < 0)
+			return -1;
+		flock(fd, LOCK_EX);
+		if (!fstat(fd, &st) && st.st_nlink)
+			return fd;
+		close(fd);
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/*
+ * A file this run created and could not write: removed, so that a
+ * failure leaves no empty file behind. Returns the note for the message.
+ */
+static const char *csv_undo_new(int fd, const char *path, bool created)
+{
+	struct stat st, now;
+
+	if (!created)
+		return "the file is as it was";
+	if (!fstat(fd, &st) && !st.st_size && !stat(path, &now) &&
+	    now.st_ino == st.st_ino && now.st_dev == st.st_dev &&
+	    !unlink(path))
+		return "no file was left";
+	return "the file is empty";
+}
+
 /* A regular file: locked, verified again, appended whole or not at all. */
 static int csv_append_file(const char *path, const struct row *r, size_t n,
 			   unsigned int repeat)
 {
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), err;
+	bool created;
+	int fd = csv_open_locked(path, &created), err;
 	int ret = LP_OK;
 	FILE *f = NULL;
 	size_t len;
@@ -407,7 +454,6 @@ static int csv_append_file(const char *path, const struct row *r, size_t n,
 	if (fd < 0)
 		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			      path, strerror(errno));
-	flock(fd, LOCK_EX);
 	end = lseek(fd, 0, SEEK_END);
 	if (end > 0) {
 		/* what another writer may have left since csv_check() */
@@ -428,8 +474,9 @@ static int csv_append_file(const char *path, const struct row *r, size_t n,
 	free(text);
 	if (err)
 		ret = lp_err(LP_EUSAGE,
-			     "--csv %s: write: %s: the row was not written (the file is as it was); free space or give another --csv",
-			     path, strerror(err));
+			     "--csv %s: write: %s: the row was not written (%s); free space or give another --csv",
+			     path, strerror(err),
+			     csv_undo_new(fd, path, created));
 out:
 	close(fd);
 	return ret;
@@ -491,19 +538,22 @@ int csv_append(const char *path, const struct row *r, unsigned int repeat)
  */
 int csv_append_text(const char *path, const char *hdr, const char *rows)
 {
-	bool file = strcmp(path, "-");
-	int fd = !file ? dup(STDOUT_FILENO) :
-		 open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	bool file = strcmp(path, "-"), created = false;
 	char *text = NULL;
-	int ret = LP_OK, err;
+	int ret = LP_OK, err, fd;
 	off_t end = -1;
 	struct stat st;
 
+	if (!file)
+		fd = dup(STDOUT_FILENO);
+	else if (stat(path, &st) || S_ISREG(st.st_mode))
+		fd = csv_open_locked(path, &created);
+	else
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0)
 		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			      path, strerror(errno));
 	if (file && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
-		flock(fd, LOCK_EX);
 		ret = csv_verify_text(fd, path, hdr);
 		end = lseek(fd, 0, SEEK_END);
 	}
@@ -513,8 +563,9 @@ int csv_append_text(const char *path, const char *hdr, const char *rows)
 	err = ret == LP_OK ? write_whole(fd, text, strlen(text), end) : 0;
 	if (err)
 		ret = lp_err(LP_EUSAGE,
-			     "--csv %s: write: %s: the row was not written (the file is as it was); free space or give another --csv",
-			     path, strerror(err));
+			     "--csv %s: write: %s: the row was not written (%s); free space or give another --csv",
+			     path, strerror(err),
+			     csv_undo_new(fd, path, created));
 	free(text);
 	close(fd);
 	return ret;

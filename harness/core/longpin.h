@@ -176,6 +176,8 @@ int parse_size(const char *s, size_t *out);
 void fmt_size(char *buf, size_t n, size_t bytes);
 const char *errno_name(int err);
 const char *file_kind(mode_t mode);
+/* @a and @b name one file, existing or to be created (util.c) */
+bool lp_same_file(const char *a, const char *b);
 int errno_from_name(const char *name);
 uint64_t now_ns(void);
 void pattern_fill(void *buf, size_t len, uint64_t seed);

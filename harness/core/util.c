@@ -156,6 +156,57 @@ const char *file_kind(mode_t mode)
 	return "not a file";
 }
 
+/*
+ * @path made absolute with its symlinks followed, also where it or its
+ * last symlink's target does not exist yet (the file a create would
+ * make): into @out. Returns false when its directory cannot be resolved.
+ */
+static bool canon_path(const char *path, char *out)
+{
+	char cur[PATH_MAX], link[PATH_MAX], dir[PATH_MAX], *slash;
+	const char *base;
+	ssize_t n;
+	int i;
+
+	if (snprintf(cur, sizeof(cur), "%s", path) >= (int)sizeof(cur))
+		return false;
+	for (i = 0; i < 16; i++) {
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			break;
+		link[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (link[0] != '/' && slash)
+			snprintf(slash + 1, sizeof(cur) - (slash + 1 - cur),
+				 "%s", link);
+		else
+			snprintf(cur, sizeof(cur), "%s", link);
+	}
+	slash = strrchr(cur, '/');
+	base = slash ? slash + 1 : cur;
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - cur) : 1,
+		 slash ? (slash == cur ? "/" : cur) : ".");
+	if (!realpath(dir, link))
+		return false;
+	return snprintf(out, PATH_MAX, "%s/%s", strcmp(link, "/") ? link : "",
+			base) < PATH_MAX;
+}
+
+/*
+ * Do @a and @b name one file: the same inode where both exist, else the
+ * same place once symlinks are followed (the file a create of either
+ * would make).
+ */
+bool lp_same_file(const char *a, const char *b)
+{
+	char ra[PATH_MAX], rb[PATH_MAX];
+	struct stat sa, sb;
+
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return canon_path(a, ra) && canon_path(b, rb) && !strcmp(ra, rb);
+}
+
 /* "EFAULT" -> EFAULT; 0 if unknown. */
 int errno_from_name(const char *name)
 {

@@ -176,6 +176,37 @@ void mem_list_help(FILE *f, bool man)
 		item_help(f, man, ops->name, ops->help);
 }
 
+/*
+ * --dir or --dev given to a type that maps no file or no device: a path
+ * that does not exist is an error, and one that does an option the run
+ * would ignore.
+ */
+static int mem_check_unused(const struct mem_ops *ops, const struct opts *o)
+{
+	bool dev = ops->place == PLACE_DEVDAX;
+	struct stat st;
+
+	if (o->dir && (ops->place == PLACE_NONE || dev)) {
+		if (stat(o->dir, &st))
+			return lp_err(LP_EUSAGE,
+				      "--dir %s: %s: give an existing directory",
+				      o->dir, strerror(errno));
+		return lp_err(LP_EUSAGE,
+			      "memory type %s maps no file, so --dir would do nothing: drop it (the I/O target goes to $TMPDIR, or give --target)",
+			      ops->name);
+	}
+	if (o->dev && !dev) {
+		if (stat(o->dev, &st))
+			return lp_err(LP_EUSAGE,
+				      "--dev %s: %s: give an existing device",
+				      o->dev, strerror(errno));
+		return lp_err(LP_EUSAGE,
+			      "memory type %s maps no device, so --dev would do nothing: drop it",
+			      ops->name);
+	}
+	return LP_OK;
+}
+
 /* The directory or device that @ops needs, given or from its variable. */
 static int mem_check_place(const struct mem_ops *ops, const struct opts *o)
 {
@@ -183,7 +214,10 @@ static int mem_check_place(const struct mem_ops *ops, const struct opts *o)
 	const char *env = ops->place != PLACE_NONE ? getenv(pi->env) : NULL;
 	const char *why = getenv("LONGPIN_NVDIMM_OFF");
 	bool dax = ops->place == PLACE_DAX || ops->place == PLACE_DEVDAX;
+	int ret = mem_check_unused(ops, o);
 
+	if (ret != LP_OK)
+		return ret;
 	/*
 	 * A variable set empty: this machine has no such place (a guest of a
 	 * kernel without NVDIMMs, whose init says why in LONGPIN_NVDIMM_OFF):
@@ -430,6 +464,7 @@ int mem_tmpfile(struct mem *m, const char *dir, size_t len)
 {
 	char path[PATH_MAX];
 	long long avail = dir_free(dir);
+	struct statvfs vfs;
 	struct stat st;
 	int fd;
 
@@ -441,6 +476,15 @@ int mem_tmpfile(struct mem *m, const char *dir, size_t len)
 		return lp_err(LP_EUSAGE,
 			      "--dir %s: not a directory: give a directory",
 			      dir);
+	/* before the free space, which a read-only file system may lack */
+	if (!statvfs(dir, &vfs) && (vfs.f_flag & ST_RDONLY))
+		return lp_err(LP_EUSAGE,
+			      "--dir %s is on a read-only file system: give a writable directory",
+			      dir);
+	if (access(dir, W_OK | X_OK))
+		return lp_err(LP_EUSAGE,
+			      "--dir %s: %s: give a writable directory", dir,
+			      strerror(errno));
 	/* a file the pages cannot back would SIGBUS at the first touch */
 	if (avail >= 0 && avail < (long long)len)
 		return lp_err(LP_SKIP,

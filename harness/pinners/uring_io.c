@@ -27,6 +27,8 @@ struct target {
 	int fd;
 	off_t size;
 	bool blk, direct, nullblk, own;
+	bool created;			/* --target did not exist: ours */
+	off_t was;			/* --target's size before, or -1 */
 	int fill_fd;			/* --inject fill's file, or -1 */
 	char path[PATH_MAX];
 };
@@ -146,6 +148,24 @@ static int target_open_blk(struct target *t, const char *path)
 	return LP_OK;
 }
 
+/*
+ * A --target file that could not be filled, put back: a file this run
+ * created removed, one that was empty cut back. Returns what the
+ * message says of it.
+ */
+static const char *target_undo(struct target *t)
+{
+	struct stat st, now;
+
+	if (t->created && !fstat(t->fd, &st) && !stat(t->path, &now) &&
+	    st.st_ino == now.st_ino && st.st_dev == now.st_dev &&
+	    !unlink(t->path))
+		return " (no file was left)";
+	if (!t->created && !t->was && !ftruncate(t->fd, 0))
+		return " (the file is as it was)";
+	return "";
+}
+
 static int target_fill(struct target *t)
 {
 	size_t chunk = MiB;
@@ -169,8 +189,9 @@ static int target_fill(struct target *t)
 				     (int)(strrchr(t->path, '/') - t->path), t->path,
 				     (long long)(off / MiB), err);
 		else
-			ret = lp_err(LP_EUSAGE, "--target %s: write at %lld MiB: %s: free space there, or give another --target",
-				     t->path, (long long)(off / MiB), err);
+			ret = lp_err(LP_EUSAGE, "--target %s: write at %lld MiB: %s: free space there, or give another --target%s",
+				     t->path, (long long)(off / MiB), err,
+				     target_undo(t));
 		break;
 	}
 	free(buf);
@@ -196,7 +217,13 @@ static int target_open(struct target *t, const struct mem *m,
 	}
 	if (o->target) {
 		snprintf(t->path, sizeof(t->path), "%s", o->target);
-		t->fd = open(o->target, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		t->fd = open(o->target, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+			     0600);
+		t->created = t->fd >= 0;
+		if (t->fd < 0 && errno == EEXIST)
+			t->fd = open(o->target, O_RDWR | O_CLOEXEC);
+		t->was = t->fd >= 0 && !t->created && !fstat(t->fd, &st) ?
+			 st.st_size : -1;
 	} else {
 		long long avail = dir_free(m->target_dir);
 

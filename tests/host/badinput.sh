@@ -166,6 +166,51 @@ dir-target-full|dir-sigbus|dir-efault|target-full|csv-full-file)
 		[ "$(md5sum <"$f")" = "$sum" ] || fail "$f was changed: $(tail -c 200 "$f")"
 		pass "$case: a full disk leaves no cut-off row" ;;
 	esac ;;
+dir-absent|dev-absent|dir-unused|dev-unused)
+	# a place given to a type that has none: a path that does not exist
+	# is an error, and one that does is an option the run would ignore
+	case $case in
+	dir-absent)	expect 2 "--dir $T/nope: No such file or directory: give an existing directory" --mem anon --size 64K --no-io --dir "$T/nope" ;;
+	dev-absent)	expect 2 "--dev /dev/longpin-none: No such file or directory: give an existing device" --mem anon --size 64K --no-io --dev /dev/longpin-none ;;
+	dir-unused)	expect 2 "memory type anon maps no file, so --dir would do nothing: drop it \\(the I/O target goes to \\\$TMPDIR, or give --target\\)" --mem anon --size 64K --no-io --dir "$T" ;;
+	dev-unused)	expect 2 "memory type memfd maps no device, so --dev would do nothing: drop it" --mem memfd --size 64K --no-io --dev /dev/null ;;
+	esac ;;
+dir-readonly)
+	# a read-only --dir says so, whatever its free space (it was "too small")
+	is_root || skip "needs root to mount a small read-only tmpfs"
+	mkdir "$T/ro"
+	mount -t tmpfs -o size=1m,ro tmpfs "$T/ro" || skip "cannot mount tmpfs here"
+	on_exit "umount $T/ro"
+	expect 2 "--dir $T/ro is on a read-only file system: give a writable directory" --mem tmpfs-shared --dir "$T/ro" --size 4M ;;
+csv-full-new|target-full-new)
+	# a new --csv or --target on a full file system: exit 2, and no new
+	# file left behind (it was an empty one)
+	is_root || skip "needs root to mount a small tmpfs"
+	mkdir "$T/small"
+	mount -t tmpfs -o size=1m tmpfs "$T/small" || skip "cannot mount tmpfs here"
+	on_exit "umount $T/small"
+	dd if=/dev/zero of="$T/small/fill" bs=4k status=none 2>/dev/null || true
+	case $case in
+	csv-full-new)
+		( expect 2 "--csv $T/small/new.csv: write: No space left on device: the row was not written" \
+			--mem anon --size 64K --no-io --csv "$T/small/new.csv" ) || exit 1 ;;
+	target-full-new)
+		( expect 2 "--target $T/small/new: write at 0 MiB: No space left on device: free space there, or give another --target" \
+			--mem anon --size 64K --ios 16 --repeat 1 --target "$T/small/new" ) || exit 1 ;;
+	esac
+	[ "$(ls "$T/small")" = fill ] || fail "left behind: $(ls "$T/small" | grep -v '^fill$' | tr '\n' ' ')"
+	grep -q "(no file was left)" "$T/out" || fail "the message does not say that no file was left"
+	pass "$case: exit 2, no new file left on the full file system" ;;
+target-csv-same)
+	# one path for two outputs: the pattern would overwrite the rows
+	( expect 2 "--target $T/x and --csv $T/x are the same file: give each its own" \
+		--mem anon --size 64K --ios 16 --repeat 1 --target "$T/x" --csv "$T/x" ) || exit 1
+	[ ! -e "$T/x" ] || fail "$T/x was created"
+	# the same file by two names, existing: refused, left as it was
+	"$LONGPIN" --mem anon --size 64K --no-io --quiet --csv "$T/r.csv" || fail "a first row"
+	ln -s r.csv "$T/link"
+	expect_keep "$T/r.csv" 2 "--target $T/link and --csv $T/r.csv are the same file: give each its own" \
+		--mem anon --size 64K --ios 16 --repeat 1 --target-overwrite --target "$T/link" --csv "$T/r.csv" ;;
 target-chardev)	expect 2 "--target /dev/full is a character device: give a regular file or a block device" --mem anon --size 64K --target /dev/full ;;
 size-hugetlb)	expect 2 "not a multiple of hugetlb's huge page size 2048K: use 2M" --mem hugetlb --size 4K ;;
 size-thp)	expect 2 "not a multiple of anon-thp's huge page size 2048K: use 4M" --mem anon-thp --size 3M ;;
