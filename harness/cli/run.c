@@ -159,6 +159,7 @@ static const enum opt_id io_opts[] = {
  */
 static int target_check(const struct opts *o)
 {
+	char why[PATH_MAX + 128];
 	struct stat st;
 
 	/* the pattern would overwrite the rows, a row the pattern */
@@ -173,6 +174,11 @@ static int target_check(const struct opts *o)
 		return lp_err(LP_EUSAGE,
 			      "--target %s is a block device, whose data the I/O would overwrite: give a new or empty file, or --target-overwrite to write the device",
 			      o->target);
+	/* --target-overwrite or not, a device something else uses is not ours */
+	if (S_ISBLK(st.st_mode) && lp_blk_in_use(st.st_rdev, why, sizeof(why)))
+		return lp_err(LP_EUSAGE,
+			      "--target %s is in use: %s: give an unused block device or a file",
+			      o->target, why);
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return lp_err(LP_EUSAGE,
 			      "--target %s is %s: give a regular file or a block device",

@@ -176,6 +176,8 @@ int parse_size(const char *s, size_t *out);
 void fmt_size(char *buf, size_t n, size_t bytes);
 const char *errno_name(int err);
 const char *file_kind(mode_t mode);
+/* block device @dev mounted, held or swap, or a partition of it (blkdev.c) */
+bool lp_blk_in_use(dev_t dev, char *why, size_t n);
 /* @a and @b name one file, existing or to be created (util.c) */
 bool lp_same_file(const char *a, const char *b);
 int errno_from_name(const char *name);

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <linux/fs.h>
-#include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,24 +93,6 @@ static int batch_run(struct io_uring *ring, struct batch *b)
 	return err;
 }
 
-static bool blk_mounted(const char *path)
-{
-	char real[PATH_MAX], mreal[PATH_MAX];
-	struct mntent *me;
-	bool found = false;
-	FILE *f;
-
-	if (!realpath(path, real))
-		return false;
-	f = setmntent("/proc/mounts", "r");
-	if (!f)
-		return false;
-	while (!found && (me = getmntent(f)))
-		found = realpath(me->mnt_fsname, mreal) && !strcmp(real, mreal);
-	endmntent(f);
-	return found;
-}
-
 /*
  * The span of the reads: the buffer's own size in whole MiB (at least
  * one), so that each slot of a large buffer reads its own part of the
@@ -124,19 +105,30 @@ static off_t target_span(const struct mem *m)
 	return span < (off_t)MiB ? (off_t)MiB : span;
 }
 
-static int target_open_blk(struct target *t, const char *path)
+/*
+ * A block device nothing else uses (run.c's target_check() looked),
+ * opened O_EXCL: the kernel refuses it while a mount, a holder, swap or
+ * another exclusive opener claims it, and nobody else claims it while
+ * the I/O runs.
+ */
+static int target_open_blk(struct target *t, const char *path,
+			   const struct stat *st)
 {
+	char real[PATH_MAX], why[PATH_MAX + 128];
 	uint64_t bytes = 0;
-	char real[PATH_MAX];
 
-	if (blk_mounted(path))
+	if (lp_blk_in_use(st->st_rdev, why, sizeof(why)))
 		return lp_err(LP_EUSAGE,
-			      "--target %s is mounted: give an unused block device or a file",
-			      path);
-	t->fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+			      "--target %s is in use: %s: give an unused block device or a file",
+			      path, why);
+	t->fd = open(path, O_RDWR | O_DIRECT | O_EXCL | O_CLOEXEC);
 	t->direct = t->fd >= 0;
-	if (t->fd < 0)
-		t->fd = open(path, O_RDWR | O_CLOEXEC);
+	if (t->fd < 0 && errno != EBUSY)
+		t->fd = open(path, O_RDWR | O_EXCL | O_CLOEXEC);
+	if (t->fd < 0 && errno == EBUSY)
+		return lp_err(LP_EUSAGE,
+			      "--target %s is in use: another program has it open exclusively (open O_EXCL: %s): give an unused block device or a file",
+			      path, strerror(errno));
 	if (t->fd < 0)
 		return lp_err(LP_EUSAGE, "--target %s: %s", path,
 			      strerror(errno));
@@ -213,7 +205,7 @@ static int target_open(struct target *t, const struct mem *m,
 				      "--target %s: not a regular file or a block device: give one",
 				      o->target);
 		snprintf(t->path, sizeof(t->path), "%s", o->target);
-		return target_open_blk(t, o->target);
+		return target_open_blk(t, o->target, &st);
 	}
 	if (o->target) {
 		snprintf(t->path, sizeof(t->path), "%s", o->target);
