@@ -1,6 +1,10 @@
 # shellcheck shell=bash
 # deps.sh (sourced): need_packages PKG...: install missing Debian packages
-# when root, else print the apt-get line and exit 2.
+# when root, else print the apt-get line and exit 2. A package lock that
+# another apt holds is waited for (apt-lock.sh): exit 2 with one line
+# when it is still held after LONGPIN_APT_WAIT seconds (default 900).
+# shellcheck source=apt-lock.sh
+. "$(dirname "${BASH_SOURCE[0]}")/apt-lock.sh"
 need_packages() {
 	local missing=() p
 	for p in "$@"; do
@@ -13,8 +17,9 @@ need_packages() {
 		exit 2
 	fi
 	echo "[$(date +%T)] installing ${missing[*]}"
-	apt-get update -q >/dev/null
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+	# 2: a lock still held after the bound (its line printed)
+	apt_get longpin update -q >/dev/null || { [ $? = 2 ] && exit 2; }
+	apt_get longpin install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 # The harness and its tests (libibverbs-dev: longpin --pinner rdma; without

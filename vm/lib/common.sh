@@ -64,6 +64,9 @@ mktmp() {
 }
 
 # ---------------------------------------------------------------- packages
+# apt_get: apt-get that waits for a package lock another apt holds
+# shellcheck source=../../scripts/apt-lock.sh
+. "$REPO/scripts/apt-lock.sh"
 ensure_packages() {
 	local missing=() p st
 	declare -A have=()
@@ -78,10 +81,12 @@ ensure_packages() {
 	stage "packages: installing ${missing[*]}"
 	# apt's output to stderr: longpin-vm's stdout is data (the accel
 	# line that run.sh keeps in RUN.txt, the kernel lists)
-	v apt-get update >&2
+	# a lock another apt holds is waited for, at most LONGPIN_APT_WAIT
+	# s (then exit 2, set -e)
+	v apt_get "longpin-vm: error" update >&2
 	# no recommended packages: QEMU's recommend a desktop (GTK, SDL, Mesa,
 	# GStreamer) that -display none never loads
-	v env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${PACKAGES[@]}" >&2
+	v apt_get "longpin-vm: error" install -y --no-install-recommends "${PACKAGES[@]}" >&2
 }
 
 # One builder at a time per thing built: a kernel's source tree (stock;
