@@ -236,6 +236,37 @@ long zero_page_ptes(const void *addr, size_t len, struct zero_pfns *z);
 bool have_cap_ipc_lock(void);
 long meminfo_kb(const char *key);
 
+/*
+ * pins.c: a run's pin window, under the machine-wide lock that every
+ * longpin holds while it pins, and what nr_foll_pin says of the run's own
+ * pins in it: LP_PINS_OFF (not judged: @why, if anything, says why),
+ * BALANCED, LEAK (acquired - released), SHORT (fewer acquired than the
+ * run's pins that held: a failure), FOREIGN (moved by other pinners:
+ * unchecked, @why with the figures)
+ */
+enum lp_pins_state {
+	LP_PINS_OFF, LP_PINS_BALANCED, LP_PINS_LEAK, LP_PINS_SHORT,
+	LP_PINS_FOREIGN,
+};
+struct lp_pins {
+	int fd;				/* the lock, -1: none */
+	bool open;			/* begun, not ended */
+	bool judge;			/* counters read at the start */
+	long acq0, rel0;		/* at the start */
+	long acq, rel;			/* over the window, at its end */
+	long own_min, own_max;		/* what the run's pins explain */
+	enum lp_pins_state state;
+	char why[256];
+};
+/* lock (exclusive when @judge) and read the counters */
+void lp_pins_begin(struct lp_pins *w, bool judge);
+/* the run's own pins: @pinned pages that held, @tried pages of attempts */
+void lp_pins_own(struct lp_pins *w, long pinned, long tried);
+/* read, judge and unlock; again: nothing */
+enum lp_pins_state lp_pins_end(struct lp_pins *w);
+/* the judgement of w->acq, w->rel against the run's own pins */
+enum lp_pins_state lp_pins_judge(struct lp_pins *w);
+
 #define LP_NR_KCOUNTERS 4
 extern const char *const kcounter_names[LP_NR_KCOUNTERS];
 long vmstat_value(const char *name);
@@ -364,6 +395,11 @@ struct row {
 	struct cycles_result cyc;
 	/* why the case proves nothing here (its pages never left memory) */
 	const char *unexercised;
+	/*
+	 * why a check that a pass needs could not be made here (other
+	 * pinners moved the machine's pin counters): never a pass
+	 */
+	const char *unchecked;
 	const char *note;
 };
 static inline void row_pg_set(struct row *r, int i, long v)

@@ -126,7 +126,9 @@ void table_print_lifetime(const struct row *r, bool header)
  * page dirty before the unpin), whatever the answer; then, for the
  * expected answer only: "unexercised": the case did not happen
  * (r->unexercised says why: its pages never left memory), whatever the
- * defect; "defect": the
+ * defect; "unchecked": a check a pass needs could not be made
+ * (r->unchecked says why: other pinners moved the machine's pin
+ * counters), whatever the defect; "defect": the
  * contract's known defect showed (@d DEFECT_SHOWN); "fixed": it did not
  * (@d DEFECT_ABSENT, every check held); else "pass". A warning names a
  * defect or a fixed one. Sets r->verdict and r->note (@note, which the
@@ -146,6 +148,8 @@ int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 		d = DEFECT_NONE;
 	else if (r->unexercised)
 		r->verdict = "unexercised";
+	else if (r->unchecked)
+		r->verdict = "unchecked";
 	else if (d == DEFECT_SHOWN)
 		r->verdict = "defect";
 	else if (d == DEFECT_ABSENT)

@@ -21,6 +21,7 @@ struct judge_case {
 	enum row_defect d;
 	const char *want;
 	int want_ret;
+	bool unchecked;		/* other pinners moved the pin counters */
 };
 
 static const struct judge_case cases[] = {
@@ -39,6 +40,11 @@ static const struct judge_case cases[] = {
 	{ "unexercised and a failed check", 0, 0, true, true, true, DEFECT_NONE, "fail", LP_FAIL },
 	{ "a loss row whose pages were all dirty before the unpin: kept", 0, -EIO, true, false, true, DEFECT_UNEXERCISED, "unexercised", LP_OK },
 	{ "the same, and a failed check", 0, -EIO, true, true, true, DEFECT_UNEXERCISED, "fail", LP_FAIL },
+	{ "a leak check other pinners left unchecked", 0, 0, true, false, false, DEFECT_NONE, "unchecked", LP_OK, true },
+	{ "the same on a known-leak row", 0, 0, true, false, false, DEFECT_SHOWN, "unchecked", LP_OK, true },
+	{ "unchecked, and a failed check (VmPin)", 0, 0, true, true, false, DEFECT_NONE, "fail", LP_FAIL, true },
+	{ "unchecked, and another answer", -EFAULT, 0, true, false, false, DEFECT_NONE, "fail", LP_FAIL, true },
+	{ "unchecked, and pages never left memory", 0, 0, true, false, true, DEFECT_NONE, "unexercised", LP_OK, true },
 };
 
 int main(void)
@@ -57,6 +63,7 @@ int main(void)
 		r.expected = c->expected;
 		r.have_expected = c->have_expected;
 		r.unexercised = c->unexercised ? "no page left memory" : NULL;
+		r.unchecked = c->unchecked ? "other pinners moved nr_foll_pin" : NULL;
 		note[0] = '\0';
 		ret = row_judge(&r, c->failed, c->d, note);
 		if (strcmp(r.verdict, c->want) || ret != c->want_ret) {
