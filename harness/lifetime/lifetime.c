@@ -92,6 +92,7 @@ static bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops)
 	       !(k->why_not && k->why_not(ops));
 }
 
+/* what a case leaves at its end: the pins it held, then its window */
 static void leak_end(struct lt *t)
 {
 	if (t->leaking)
@@ -107,6 +108,8 @@ static void leak_begin(struct lt *t)
 {
 	if (lp_test_fault("pin-leak"))
 		t->leaking = pinner_leak_begin(&t->leak, &t->p, &t->m);
+	if (t->leaking)
+		lp_pins_own(&t->pins, t->m.len / 4096, t->m.len / 4096);
 }
 
 /* Cases on one --mem buffer: those that need it registered. */
@@ -189,6 +192,7 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 static void lt_cleanup(struct lt *t)
 {
 	leak_end(t);
+	lp_pins_end(&t->pins);
 	if (t->tfd >= 0)
 		close(t->tfd);
 	t->tfd = -1;

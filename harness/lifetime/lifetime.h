@@ -49,6 +49,8 @@ struct lt {
 	char note[256];
 	char check[16];
 	long acq0, rel0;
+	/* the row's pin window (core/pins.c), from lt_row_reset() on */
+	struct lp_pins pins;
 };
 struct lt_case {
 	const char *name;
@@ -77,6 +79,7 @@ struct lt_case {
 	bool checks_data;		/* its data check is "ok" when it answers 0 */
 	unsigned int arg;		/* run()'s own: two cases, one run */
 	bool no_memlock_check;		/* RLIMIT_MEMLOCK is its to test */
+	bool pins_judged;		/* nr_foll_pin judges its rows (cycles) */
 	uint64_t takes;			/* OPT() of the options only it takes */
 };
 

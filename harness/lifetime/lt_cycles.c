@@ -18,37 +18,48 @@ static int cycles_answer(struct lt *t)
 		return t->r.expected;
 	t->unchecked = true;
 	t->p.ops->pin(&t->p, &t->m, &a);
+	lp_pins_own(&t->pins, a.result ? 0 : t->m.len / 4096, t->m.len / 4096);
 	if (a.held)
 		t->p.ops->unpin(&t->p, &t->m, &a);
 	return a.result;
 }
 
-/* Were the system-wide pins balanced over the cycles? 0 or -EIO. */
+/*
+ * Were the run's pins balanced over the cycles? The row's pin window
+ * (core/pins.c) says, where the machine's counters moved by what the
+ * cycles explain: each of the @n cycles pinned the buffer where the
+ * answer is 0 (a refused type may be refused before anything is
+ * pinned). 0, or -EIO: a leak, or fewer pins counted than the cycles
+ * took. Counters that other pinners moved leave the row unchecked.
+ */
 int lt_cycles_balanced(struct lt *t, unsigned int n, int answer)
 {
-	long acq, rel;
+	struct lp_pins *w = &t->pins;
+	long pages = t->m.len / 4096;
 
 	if (t->o->concurrent) {
 		lt_note(t, "nr_foll_pin not judged here (--concurrent)");
 		return 0;
 	}
-	if (t->acq0 < 0 || vmstat_pins(&acq, &rel))
-		return 0;
-	if (geteuid()) {
-		lt_note(t, "pin counters not checked: not root (no stat_refresh)");
-		return 0;
-	}
-	if (acq - t->acq0 != rel - t->rel0) {
-		/* another process's pin in flight at the end: let it finish */
-		usleep(200000);
-		vmstat_pins(&acq, &rel);
-	}
-	lt_note(t, "nr_foll_pin acquired %+ld released %+ld", acq - t->acq0,
-		rel - t->rel0);
-	if (acq - t->acq0 != rel - t->rel0)
+	lp_pins_own(w, answer ? 0 : pages * n, pages * n);
+	switch (lp_pins_end(w)) {
+	case LP_PINS_BALANCED:
+	case LP_PINS_LEAK:
+		lt_note(t, "nr_foll_pin acquired %+ld released %+ld", w->acq,
+			w->rel);
+		return w->state == LP_PINS_LEAK ? -EIO : 0;
+	case LP_PINS_SHORT:
+		lt_note(t, "%s", w->why);
 		return -EIO;
-	/* a refused type may be refused before anything is pinned */
-	return !answer && acq - t->acq0 < (long)n ? -EIO : 0;
+	case LP_PINS_FOREIGN:
+		t->r.unchecked = w->why;
+		lt_note(t, "leak check unchecked: %s", w->why);
+		return 0;
+	default:
+		if (w->why[0])
+			lt_note(t, "pin counters not checked: %s", w->why);
+		return 0;
+	}
 }
 
 /*
@@ -100,6 +111,6 @@ const struct lt_case lt_case_cycles = {
 	.name = "cycles",
 	.help = "10000 (or --cycles N) pin/unpin cycles, each answering the contract's, pins balanced at the end (refused types too)",
 	.run = lt_cycles, .no_target = true,
-	.refused_too = true, .pinners = lt_pinners_unpin,
+	.refused_too = true, .pinners = lt_pinners_unpin, .pins_judged = true,
 	.takes = OPT(OPT_CYCLES) | OPT(OPT_MMAP_PROBE) | OPT(OPT_CONCURRENT),
 };

@@ -106,6 +106,13 @@ void lt_row_reset(struct lt *t, const char *mem, size_t size)
 	t->unchecked = t->defect = t->lost = t->failed = false;
 	strcpy(t->check, "-");
 	t->r.vmpin[0] = t->r.vmpin[1] = t->r.vmpin[2] = vmpin_kb();
+	/*
+	 * the row's pin window: the lock every longpin holds while it pins,
+	 * exclusive where the counters judge the row; a window of a row
+	 * before this one that wrote none ends first
+	 */
+	lp_pins_end(&t->pins);
+	lp_pins_begin(&t->pins, t->k && t->k->pins_judged && !t->o->concurrent);
 	/* --concurrent: others pin meanwhile, the deltas would be theirs too */
 	if (t->o->concurrent || vmstat_pins(&t->acq0, &t->rel0))
 		t->acq0 = t->rel0 = -1;
@@ -115,6 +122,7 @@ void lt_row_counters(struct lt *t)
 {
 	long acq, rel;
 
+	lp_pins_end(&t->pins);
 	if (t->acq0 >= 0 && !vmstat_pins(&acq, &rel)) {
 		t->r.pin_acq = acq - t->acq0;
 		t->r.pin_rel = rel - t->rel0;

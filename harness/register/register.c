@@ -17,32 +17,50 @@
 #include "register.h"
 
 /*
+ * The machine's nr_foll_pin counters judge this row's pins: a pinner
+ * without I/O between pin and unpin, and not --concurrent (the caller's
+ * word that other pinners run meanwhile).
+ */
+static bool pins_counted(const struct pinner *p, const struct opts *o)
+{
+	return !p->ops->io && !o->concurrent;
+}
+
+/*
  * Pin, do what the pinner does meanwhile, read the counters, unpin, run
- * the cycles. A pinner with I/O between pin and unpin counts releases
- * around the unpin only (the O_DIRECT reads pin pages too); the others
- * count them from before the pin: gup_test drops its pin inside pin(),
- * and the kernel may pin and drop pages inside one call too (6.12's
- * read-only long-term pins of read-prefaulted memory through ibv_reg_mr:
- * 2048 acquired and 2048 released for 1024 pages, half of each in pin()).
- * --inject leak keeps a second pin until after VmPin was read.
+ * the cycles, inside the row's pin window @w (core/pins.c: the
+ * machine-wide lock, exclusive where the counters judge the row). A
+ * pinner with I/O between pin and unpin counts releases around the unpin
+ * only (the O_DIRECT reads pin pages too); the others count them from
+ * before the pin: gup_test drops its pin inside pin(), and the kernel
+ * may pin and drop pages inside one call too (6.12's read-only long-term
+ * pins of read-prefaulted memory through ibv_reg_mr: 2048 acquired and
+ * 2048 released for 1024 pages, half of each in pin()). --inject leak
+ * keeps a second pin until after the window.
  */
 static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
-		       struct row *r, struct pin_answer *a)
+		       struct row *r, struct pin_answer *a, struct lp_pins *w)
 {
 	struct probe pr[4];	/* before, pinned, before the unpin, after */
 	struct pinner leak = { 0 };
+	long pages = m->len / 4096;
 	bool leaking = false;
 	int ret = LP_OK;
 
+	lp_pins_begin(w, pins_counted(p, o));
 	pages_take(r, m, 0);
 	probe_take(&pr[0]);
 	p->ops->pin(p, m, a);
 	probe_take(&pr[1]);
 	pages_take(r, m, 1);
+	lp_pins_own(w, !a->result ? pages : a->pinned > 0 ? a->pinned : 0,
+		    pages);
 	pr[2] = p->ops->io ? pr[1] : pr[0];
 	if (a->held) {
 		if (o->inject && !strcmp(o->inject, "leak"))
 			leaking = pinner_leak_begin(&leak, p, m);
+		if (leaking)
+			lp_pins_own(w, pages, pages);
 		if (p->ops->io && !o->no_io && !(m->ops->flags & MEM_RDONLY))
 			ret = p->ops->io(p, m, &r->io);
 		if (p->ops->io)
@@ -53,7 +71,11 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 	if (o->cycles && pinner_cycles(p, m, o->cycles, o->mmap_probe,
 				       r->pf == PF_NONE, a->result, &r->cyc))
 		ret = lp_err(LP_EUSAGE, "--cycles: out of memory or threads");
+	if (o->cycles)
+		lp_pins_own(w, !a->result && !r->cyc.failed_at ?
+			    pages * o->cycles : 0, pages * o->cycles);
 	probe_take(&pr[3]);
+	lp_pins_end(w);
 	if (leaking)
 		pinner_leak_end(&leak);
 	fill_counters(r, pr);
@@ -64,28 +86,27 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 }
 
 /*
- * The system's nr_foll_pin counters tell this row's pins: they were read
- * and span the whole row (a pinner without I/O between), and no other
- * pinner runs meanwhile (--concurrent).
+ * Every pin taken was dropped: the row's pin window balances, where the
+ * counters judge it (a pinner without I/O, whose gup_test pins charge no
+ * VmPin); VmPin is checked by row_checks(). Counters that other pinners
+ * moved leave the row unchecked (r->unchecked), never failed.
  */
-static bool pins_counted(const struct pinner *p, const struct row *r,
-			 const struct opts *o)
+static bool pins_balance(const struct lp_pins *w, struct row *r, char *note,
+			 size_t n)
 {
-	return !p->ops->io && !o->concurrent && r->pin_acq >= 0;
-}
-
-/*
- * Every pin taken was dropped: the nr_foll_pin counters balance over the
- * row, where they count its pins; VmPin is checked by row_checks()
- * (gup_test does not charge it, RDMA does).
- */
-static bool pins_balance(const struct pinner *p, const struct row *r,
-			 const struct opts *o, char *note, size_t n)
-{
-	if (!pins_counted(p, r, o) || r->pin_acq == r->pin_rel)
+	switch (w->state) {
+	case LP_PINS_LEAK:
+		return add_note(note, n, "pin leak: nr_foll_pin acquired %ld, released %ld",
+				w->acq, w->rel);
+	case LP_PINS_SHORT:
+		return add_note(note, n, "%s", w->why);
+	case LP_PINS_FOREIGN:
+		r->unchecked = w->why;
+		add_note(note, n, "leak check unchecked: %s", w->why);
 		return false;
-	return add_note(note, n, "pin leak: nr_foll_pin acquired %ld, released %ld",
-			r->pin_acq, r->pin_rel);
+	default:
+		return false;
+	}
 }
 
 /*
@@ -95,11 +116,14 @@ static bool pins_balance(const struct pinner *p, const struct row *r,
  * a leak of its own, a failure. @d gets DEFECT_SHOWN or DEFECT_ABSENT
  * (nothing leaked); returns true when the row fails.
  */
-static bool leak_as_named(const struct row *r, const struct mem *m,
+static bool leak_as_named(const struct lp_pins *w, const struct mem *m,
 			  const char *leak, enum row_defect *d, char *note,
 			  size_t n)
 {
-	long dev = devdax_pages(m->addr, m->len), leaked = r->pin_acq - r->pin_rel;
+	long dev = devdax_pages(m->addr, m->len), leaked = w->acq - w->rel;
+
+	if (w->state == LP_PINS_SHORT)
+		return add_note(note, n, "%s", w->why);
 
 	if (!leaked) {
 		*d = DEFECT_ABSENT;
@@ -146,8 +170,9 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	struct row r = { .kernel = kernel_release(), .contract = contract_name(c),
 			 .mem = ops->name, .pf = pf, .size = o->size,
 			 .op = row_op(o), .pinner = p->info->name };
-	char note[256] = "", key[32];
+	char note[512] = "", key[32];
 	enum row_defect d = DEFECT_NONE;
+	struct lp_pins w = { .fd = -1 };
 	const char *leak;
 	bool failed;
 	struct mem m;
@@ -161,7 +186,7 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 		goto out;
 	r.fs_type = m.fs_type;
 	r.dax = m.dax;
-	ret = pin_measure(p, &m, o, &r, &a);
+	ret = pin_measure(p, &m, o, &r, &a, &w);
 	if (ret != LP_OK)
 		goto out;
 	r.have_expected = contract_lookup_pinner(c, pinner_key(key, sizeof(key), o),
@@ -176,13 +201,15 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 				  p->ops->pin_call, errno_name(a.unpin_result));
 	/* a leak the contract names is that defect, not a failure */
 	leak = contract_leak(c, key, r.mem, r.pf, r.size);
-	if (leak && !pins_counted(p, &r, o))
-		add_note(note, sizeof(note), "known defect %s: pins not counted here",
-			 leak);
+	if (leak && w.state == LP_PINS_FOREIGN)
+		failed |= pins_balance(&w, &r, note, sizeof(note));
+	else if (leak && (w.state == LP_PINS_OFF || !pins_counted(p, o)))
+		add_note(note, sizeof(note), "known defect %s: pins not counted here%s%s",
+			 leak, w.why[0] ? ": " : "", w.why);
 	else if (leak && !a.unpin_result)
-		failed |= leak_as_named(&r, &m, leak, &d, note, sizeof(note));
+		failed |= leak_as_named(&w, &m, leak, &d, note, sizeof(note));
 	else
-		failed |= pins_balance(p, &r, o, note, sizeof(note));
+		failed |= pins_balance(&w, &r, note, sizeof(note));
 	if (a.note[0])
 		add_note(note, sizeof(note), "%s", a.note);
 	ret = row_judge(&r, failed, d, note);

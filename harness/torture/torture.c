@@ -297,7 +297,7 @@ int torture_run(const struct mem_ops *ops, const struct opts *o,
 	uint64_t seed = opt_given(o, OPT_SEED) ? o->seed :
 			splitmix64(now_ns() ^ (uint64_t)getpid() << 32);
 	char names[160];
-	struct tt_end e = { .acq0 = -1, .rel0 = -1, .rsvd0 = -1, .kmsg = -1 };
+	struct tt_end e = { .rsvd0 = -1, .kmsg = -1 };
 	size_t n;
 	int ret;
 
@@ -319,13 +319,14 @@ int torture_run(const struct mem_ops *ops, const struct opts *o,
 	e.names = names;
 	e.threads = n;
 	e.vmpin0 = vmpin_kb();
-	if (!o->concurrent && t.root && vmstat_pins(&e.acq0, &e.rel0))
-		e.acq0 = e.rel0 = -1;
+	/* exclusive: no other longpin pins while the counters judge this run */
+	lp_pins_begin(&t.pins, !o->concurrent);
 	e.kmsg = kmsg_open();
 	threads_run(&t, h, n, seed);
 	tt_teardown(&t);
 	ret = tt_finish(&t, h, n, &e);
 out:
 	tt_teardown(&t);
+	lp_pins_end(&t.pins);
 	return ret;
 }

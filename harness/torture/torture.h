@@ -106,19 +106,21 @@ struct tt {
 	bool reg_expected;		/* the contract lets TYPE register written */
 	unsigned long cnt[TC_NR];
 	unsigned long late;		/* operations begun past the deadline */
+	/* the run's pin window (core/pins.c): its threads' pins counted in */
+	struct lp_pins pins;
 	char note[512];
 };
 
 /* What a run took before its threads, and what it found after them. */
 struct tt_end {
-	/* before the run: VmPin, nr_foll_pin, HugePages_Rsvd (-1: not
-	 * judged), /dev/kmsg (-1: not read) */
-	long vmpin0, acq0, rel0, rsvd0;
+	/* before the run: VmPin, HugePages_Rsvd (-1: not judged),
+	 * /dev/kmsg (-1: not read) */
+	long vmpin0, rsvd0;
 	int kmsg;
 	uint64_t seed, seq;
 	const char *names;
 	size_t threads;
-	long leak, delta;
+	long leak, delta;		/* delta: LONG_MIN when not judged */
 	long rsvd;			/* HugePages_Rsvd after - before */
 	long reports;			/* kernel reports meanwhile, -1: not read */
 	const char *verdict;
@@ -144,6 +146,8 @@ void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len);
 void tt_count(struct tt *t, enum tt_cnt c);
 void tt_note(struct tt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* the run's own pins: @pinned pages that held, @tried pages attempted */
+void tt_own(struct tt *t, size_t pinned, size_t tried);
 /* what a registration may race with: taken before it is asked for */
 struct tt_snap {
 	unsigned long lay, lay_active;

@@ -99,6 +99,11 @@ static bool raced(struct tt *t, const struct tt_snap *s)
  * LONGPIN_TEST_FAULT=reg-efault: every registration and update answers
  * -EFAULT (what took is dropped), as a kernel refusing the type would.
  */
+void tt_own(struct tt *t, size_t pinned, size_t tried)
+{
+	lp_pins_own(&t->pins, pinned / 4096, tried / 4096);
+}
+
 int tt_reg_fault(struct tt_thr *h, int ret)
 {
 	if (!lp_test_fault("reg-efault"))

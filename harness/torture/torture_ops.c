@@ -126,6 +126,7 @@ static void reg_updates(struct tt_thr *h)
 		ret = h->p.ops->table_update(&h->p, 0, &iov);
 		if (lp_test_fault("reg-efault"))
 			ret = -EFAULT;	/* the slot's old buffer stays: harmless */
+		tt_own(h->t, ret ? 0 : len, len);
 		tt_count(h->t, TC_UPD);
 		tt_judge_reg(h, ret, "update", &snap);
 	}
@@ -146,6 +147,7 @@ static void reg_step(struct tt_thr *h)
 	}
 	snap = tt_snap_take(h->t);
 	ret = tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
+	tt_own(h->t, ret ? 0 : h->t->len, h->t->len);
 	tt_count(h->t, TC_REG);
 	tt_judge_reg(h, ret, "register", &snap);
 	if (!ret) {
@@ -186,6 +188,8 @@ static void io_round(struct tt_thr *h, size_t off, uint64_t pattern)
 	int ret;
 
 	pattern_fill(h->want, n, pattern);
+	/* O_DIRECT pins the pages of a pwrite() and a pread() meanwhile */
+	tt_own(t, 0, 2 * n);
 	if (pwrite(t->tfd, h->want, n, 0) != (ssize_t)n) {
 		tt_count(t, TC_HARNESS_ERR);
 		tt_note(t, "io: pwrite of the target: %s", strerror(errno));
@@ -236,6 +240,7 @@ static void io_step(struct tt_thr *h)
 	iov = (struct iovec){ .iov_base = t->base + roff, .iov_len = rlen };
 	snap = tt_snap_take(t);
 	ret = tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
+	tt_own(t, ret ? 0 : rlen, rlen);
 	tt_count(t, TC_REG);
 	tt_judge_reg(h, ret, "register (I/O ring)", &snap);
 	h->registered = !ret;

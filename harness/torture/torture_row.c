@@ -40,22 +40,32 @@ const char *tt_header(void)
 	return hdr;
 }
 
-/* After the run: what nr_foll_pin acquired minus released grew by. */
-static long pin_delta(long acq0, long rel0)
+/*
+ * After the run: what nr_foll_pin acquired minus released grew by over
+ * its pin window (core/pins.c), LONG_MIN when it is not judged: not
+ * root, --concurrent, or other pinners moved the counters (@foreign, the
+ * note says how much), which leaves the run unchecked, never failed.
+ * Fewer acquired than the run's own registrations that held fails it.
+ */
+static long pin_delta(struct tt *t, bool *foreign, bool *short_pins)
 {
-	long acq, rel, d = 0;
-	int i;
+	struct lp_pins *w = &t->pins;
 
-	for (i = 0; i < 10; i++) {
-		if (vmstat_pins(&acq, &rel))
-			return LONG_MIN;
-		d = (acq - acq0) - (rel - rel0);
-		if (!d)
-			break;
-		/* an unpin still in flight (6.1 releases from a worker) */
-		usleep(100000);
+	switch (lp_pins_end(w)) {
+	case LP_PINS_BALANCED:
+	case LP_PINS_LEAK:
+		return w->acq - w->rel;
+	case LP_PINS_SHORT:
+		*short_pins = true;
+		tt_note(t, "%s", w->why);
+		return LONG_MIN;
+	case LP_PINS_FOREIGN:
+		*foreign = true;
+		tt_note(t, "nr_foll_pin not judged: %s", w->why);
+		return LONG_MIN;
+	default:
+		return LONG_MIN;
 	}
-	return d;
 }
 
 /* The accepted answers as "0|-EFAULT": the contract's, then the race's. */
@@ -270,7 +280,7 @@ static const char *rsvd_defect(struct tt *t, const struct tt_end *e)
 int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 		     struct tt_end *e)
 {
-	bool reg_threads = false, none_ok;
+	bool reg_threads = false, none_ok, foreign = false, short_pins = false;
 	char report[200];
 	const char *known;
 	unsigned int took;
@@ -281,7 +291,7 @@ int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 	for (i = 0, e->seq = 0xcbf29ce484222325ULL; i < n; i++)
 		e->seq = (e->seq ^ h[i].seq) * 0x100000001B3ULL;
 	e->leak = vmpin_wait(e->vmpin0, 2000, &took) - e->vmpin0;
-	e->delta = e->acq0 < 0 ? LONG_MIN : pin_delta(e->acq0, e->rel0);
+	e->delta = pin_delta(t, &foreign, &short_pins);
 	e->rsvd = e->rsvd0 < 0 ? LONG_MIN : rsvd_delta(e->rsvd0);
 	if (e->leak)
 		tt_note(t, "pin leak: VmPin %+ld kB", e->leak);
@@ -305,9 +315,9 @@ int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 			t->cnt[TC_REG] + t->cnt[TC_UPD], t->ops->name);
 	e->verdict = tt_verdict(none_ok || t->cnt[TC_REG_BAD] || t->cnt[TC_IO_BAD] ||
 				t->cnt[TC_HARNESS_ERR] || e->leak ||
-				e->reports > 0 ||
+				e->reports > 0 || short_pins ||
 				(e->delta && e->delta != LONG_MIN),
-				moved, known, t->unchecked);
+				moved, known, t->unchecked || foreign);
 	ret = tt_write(t, e);
 	if (ret != LP_OK)
 		return ret;
