@@ -1292,3 +1292,7 @@ if __name__ == "__main__":
         sys.stdout.flush()
         print(f"{PROG}: {e}", file=sys.stderr)
         sys.exit(2)
+    except KeyboardInterrupt:
+        # one line, as for bad input; a file being written is not put in place
+        print(f"{PROG}: interrupted: a report or plot it was writing is not in place", file=sys.stderr)
+        sys.exit(130)
