@@ -40,6 +40,19 @@ cache=${LONGPIN_CACHE:-$HOME/.cache/longpin}	# as vm/longpin-vm's
 
 usage() { awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$0"; }
 err() { echo "run.sh: $*" >&2; exit 2; }
+# value OPTION VALUE...: VALUE, when there is one (not empty)
+value() { [ $# -ge 2 ] && [ -n "$2" ] && echo "$2"; }
+# out_check DIR: --out is a directory or nothing yet, somewhere this user
+# can write: refused now, before anything is installed or built
+out_check() {
+	local up=$1
+	[ ! -e "$1" ] || [ -d "$1" ] || err "--out $1 is not a directory: give a new directory"
+	while [ ! -e "$up" ]; do up=$(dirname "$up"); done
+	[ -d "$up" ] || err "--out $1: $up is not a directory: give a writable place"
+	findmnt -no OPTIONS -T "$up" 2>/dev/null | grep -Eq '(^|,)ro(,|$)' &&
+		err "--out $1: $up is on a read-only file system: give a writable place"
+	[ -w "$up" ] || err "--out $1: $up is not writable (uid $(id -u)): give a writable place"
+}
 mode=main
 case ${1:-} in
 main | full | bench | torture) mode=$1; shift ;;
@@ -60,13 +73,13 @@ contracts=()	# --contract [K=]NAME, as given
 ICOUNT_SHIFT=0
 while [ $# -gt 0 ]; do
 	case $1 in
-	--kernels) kernels=${2:?--kernels needs a comma-separated list}; shift 2 ;;
+	--kernels) kernels=$(value "$@") || err "--kernels needs a comma-separated list of kernels: see ./run.sh --help"; shift 2 ;;
 	--contract)
 		c=${2:-}
 		[ -f "harness/contracts/${c#*=}.contract" ] ||
 			err "--contract '$c': no contract ${c#*=}; give [KERNEL=]NAME, NAME one of: $(for f in harness/contracts/*.contract; do basename "$f" .contract; done | paste -sd' ')"
 		contracts+=("$c"); shift 2 ;;
-	--out) out=${2:?--out needs a directory}; shift 2 ;;
+	--out) out=$(value "$@") || err "--out needs a directory: see ./run.sh --help"; shift 2 ;;
 	--no-fio) nofio=1; given+=(--no-fio); shift ;;
 	--no-bench) nobench=1; given+=(--no-bench); shift ;;
 	--lifetime) lifetime=1; given+=(--lifetime); shift ;;
@@ -106,6 +119,7 @@ for o in "${given[@]}"; do
 done
 [ "$bclock" = icount ] || [ "$repeat" = 1 ] ||
 	err "--repeat needs --bench-clock icount (a wall-clock repeat shares the verdicts' boot)"
+[ -z "$out" ] || out_check "$out"
 if [ -z "$kernels" ]; then
 	case $mode in
 	torture) kernels=stock,patched,patched-debug ;;
