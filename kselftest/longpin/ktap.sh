@@ -16,7 +16,8 @@
 # LONGPIN_TMPFS_DIR (default /dev/shm), LONGPIN_DAX_DIR and LONGPIN_DEVDAX
 # (no default: a DAX mount or device-dax device given on purpose; the
 # device's contents are overwritten). Nothing is left behind: longpin
-# unlinks its files once open; this script's own temp dir goes at exit.
+# unlinks its files once open (its I/O targets go to TMPDIR, default: the
+# page-cache directory); this script's own temp dir goes at exit.
 here=$(cd "$(dirname "$0")" && pwd)
 LONGPIN=${LONGPIN:-$here/longpin}
 # shellcheck disable=SC2034 # the scripts' buffer size
@@ -75,15 +76,15 @@ ktap_result() {
 lp_places() {
 	lp_nofile=
 	if [ -z "${LONGPIN_FILE_DIR:-}" ]; then
-		d=$(pwd)
-		fs=$(stat -f -c %T "$d" 2>/dev/null)
-		if [ ! -w "$d" ]; then
-			lp_nofile="the working directory $d is not writable by uid $(id -u)"
+		_d=$(pwd)
+		_fs=$(stat -f -c %T "$_d" 2>/dev/null)
+		if [ ! -w "$_d" ]; then
+			lp_nofile="the working directory $_d is not writable by uid $(id -u)"
 		else
-			case $fs in
+			case $_fs in
 			tmpfs | ramfs | ramfs* | overlayfs | squashfs | proc | sysfs)
-				lp_nofile="the working directory $d is on $fs, not a page-cache file system (give one in LONGPIN_FILE_DIR)" ;;
-			*) LONGPIN_FILE_DIR=$d
+				lp_nofile="the working directory $_d is on $_fs, not a page-cache file system (give one in LONGPIN_FILE_DIR)" ;;
+			*) LONGPIN_FILE_DIR=$_d
 				export LONGPIN_FILE_DIR ;;
 			esac
 		fi
@@ -94,8 +95,8 @@ lp_places() {
 # types: the variable that gives its place, and whether it is set)
 lp_unplaced() {
 	"$LONGPIN" types </dev/null | awk -F '\t' -v m="$1" '$1 == m { print $6; exit }' >"$lp_tmp/var"
-	read -r var <"$lp_tmp/var"
-	case $var in
+	read -r _var <"$lp_tmp/var"
+	case $_var in
 	LONGPIN_FILE_DIR)
 		[ -n "${LONGPIN_FILE_DIR:-}" ] || echo "$lp_nofile" ;;
 	LONGPIN_DAX_DIR)
@@ -119,21 +120,24 @@ lp_nvdimm() {
 # lp_case NAME ARGS...: runs longpin ARGS with a CSV of its own, prints the
 # case's result line; diagnostics for each row that did not pass
 lp_case() {
-	name=$1
+	_name=$1
 	shift
-	csv=$lp_tmp/case.csv
-	rm -f "$csv"
-	rc=0
-	"$LONGPIN" "$@" --quiet --csv "$csv" </dev/null >"$lp_tmp/out" 2>"$lp_tmp/err" || rc=$?
-	msg=$(grep -v '^longpin: \(contract \|warning: \)' "$lp_tmp/err" | tail -n 1)
-	msg=${msg#longpin: }
+	_csv=$lp_tmp/case.csv
+	rm -f "$_csv"
+	_rc=0
+	# I/O targets beside the page-cache files (O_DIRECT where it can), unless
+	# TMPDIR says where; longpin unlinks them once open
+	TMPDIR=${TMPDIR:-${LONGPIN_FILE_DIR:-/tmp}} "$LONGPIN" "$@" --quiet --csv "$_csv" \
+		</dev/null >"$lp_tmp/out" 2>"$lp_tmp/err" || _rc=$?
+	_msg=$(grep -v '^longpin: \(contract \|warning: \)' "$lp_tmp/err" | tail -n 1)
+	_msg=${_msg#longpin: }
 	# the rows: verdicts counted; a diagnostic line per row that did not
 	# pass (left out of a skip whose rows all say the same); why: the
 	# first failed row's prefault and note, else the first note
-	set -- fail=0 defect=0 pass=0 same=1
+	set -- fail=0 defect=0 pass=0 _same=1
 	: >"$lp_tmp/diag"
 	: >"$lp_tmp/why"
-	if [ -s "$csv" ]; then
+	if [ -s "$_csv" ]; then
 		# shellcheck disable=SC2046 # the counts, as words
 		set -- $(awk -F, -v diag="$lp_tmp/diag" -v whyf="$lp_tmp/why" '
 			NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -159,27 +163,27 @@ lp_case() {
 					same = 0
 			}
 			END {
-				printf "fail=%d defect=%d pass=%d same=%d\n", k["fail"], k["defect"], k["pass"], same == "" ? 1 : same
+				printf "fail=%d defect=%d pass=%d _same=%d\n", k["fail"], k["defect"], k["pass"], same == "" ? 1 : same
 				print (bad != "" ? bad : first) >whyf
-			}' "$csv")
+			}' "$_csv")
 	fi
-	f=${1#fail=} d=${2#defect=} p=${3#pass=} same=${4#same=}
-	why=$(cat "$lp_tmp/why")
-	if [ "$f" != 0 ] || [ "$d" != 0 ]; then
+	_f=${1#fail=} _d=${2#defect=} _p=${3#pass=} _same=${4#_same=}
+	_why=$(cat "$lp_tmp/why")
+	if [ "$_f" != 0 ] || [ "$_d" != 0 ]; then
 		cat "$lp_tmp/diag"
-		ktap_result "$name" fail "$why"
-	elif [ "$rc" = 1 ] || { [ "$rc" != 0 ] && [ "$rc" != 77 ] && ! lp_memlock "$msg"; }; then
+		ktap_result "$_name" fail "$_why"
+	elif [ "$_rc" = 1 ] || { [ "$_rc" != 0 ] && [ "$_rc" != 77 ] && ! lp_memlock "$_msg"; }; then
 		cat "$lp_tmp/diag"
-		ktap_result "$name" fail "exit $rc: ${msg:-no message}"
-	elif [ "$p" != 0 ]; then
+		ktap_result "$_name" fail "exit $_rc: ${_msg:-no message}"
+	elif [ "$_p" != 0 ]; then
 		cat "$lp_tmp/diag"
-		ktap_result "$name" ok
+		ktap_result "$_name" ok
 	else
-		[ "$same" = 1 ] || cat "$lp_tmp/diag"
-		if [ "$rc" = 0 ] && grep -q ',unchecked,' "$csv" 2>/dev/null; then
-			ktap_result "$name" skip "no contract describes kernel $(uname -r): the answer is unchecked"
+		[ "$_same" = 1 ] || cat "$lp_tmp/diag"
+		if [ "$_rc" = 0 ] && grep -q ',unchecked,' "$_csv" 2>/dev/null; then
+			ktap_result "$_name" skip "no contract describes kernel $(uname -r): the answer is unchecked"
 		else
-			ktap_result "$name" skip "${why:-${msg:-longpin exited $rc}}"
+			ktap_result "$_name" skip "${_why:-${_msg:-longpin exited $_rc}}"
 		fi
 	fi
 }
@@ -188,7 +192,7 @@ lp_case() {
 # unprivileged user whose limit is below the buffer: a skip, not a failure)
 lp_memlock() {
 	case $1 in
-	*RLIMIT_MEMLOCK*) why="$1"; return 0 ;;
+	*RLIMIT_MEMLOCK*) _why="$1"; return 0 ;;
 	esac
 	return 1
 }
