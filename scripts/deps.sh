@@ -29,6 +29,13 @@ need_packages() {
 HARNESS_PACKAGES=(build-essential cmake pkg-config liburing-dev libibverbs-dev util-linux
 	python3-matplotlib jq fio clang libclang-rt-14-dev shellcheck dpkg-dev)
 
+# The kselftest target (kselftest/build.sh): the kernel's kselftest build
+# from Debian's 6.12 source (its lib.mk installs with rsync) and kunit.py,
+# the KTAP parser, in Python 3.
+# shellcheck disable=SC2034 # used by kselftest/build.sh, which sources this file
+KSELFTEST_PACKAGES=(build-essential cmake pkg-config liburing-dev rsync xz-utils
+	python3 dpkg-dev linux-source-6.12)
+
 # need_liburing_src: Debian's source of the installed liburing-dev in the
 # cache, whose test helpers and runtests.sh kernel-patches/mainline's test
 # is built and run with (fetched once; CMakeLists.txt finds it there).
