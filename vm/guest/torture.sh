@@ -4,10 +4,10 @@
 # the TYPEs), one after
 # the other, rows in OUT.csv. longpin judges each run: the contract's or a
 # race's answers, every fixed I/O round, VmPin and nr_foll_pin back, no
-# kernel report in /dev/kmsg meanwhile. KTAP-like lines; exit 1 if a run
-# failed. Each run's seed is in its row (and on its "# seed" line): repeat
+# kernel report in /dev/kmsg meanwhile. KTAP (the version line, the plan,
+# a line per run); exit 1 if a run failed. Each run's seed is in its row (and on its "# seed" line): repeat
 # one with longpin torture --seconds SECONDS --mem TYPE --seed SEED.
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR disable=SC2034,SC2154 # dry, bad: ktap.sh's
 set -u
 out=$1 secs=$2
 shift 2
@@ -23,6 +23,11 @@ if [ $# -eq 0 ]; then
 	set -- $(echo "$types" | grep -vx memfd-hugetlb) $(echo "$types" | grep -x memfd-hugetlb)
 fi
 echo "# torture: $# types x $secs s, $(ls -d /sys/devices/system/node/node[0-9]* | wc -l) NUMA nodes"
+dry=1
+for m in "$@"; do
+	unplaced "$m" "torture $m" || n=$((n + 1))
+done
+plan
 for m in "$@"; do
 	unplaced "$m" "torture $m" && continue
 	rc=0
@@ -32,5 +37,4 @@ for m in "$@"; do
 	result "torture $m" $rc /tmp/tt.out
 	sed -n 's/^  verdict defect: /# known defect: /p' /tmp/tt.out
 done
-echo "1..$n"
 exit $bad
