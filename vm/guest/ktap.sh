@@ -6,6 +6,9 @@
 # runs them: the plan must come first, right after the version line, for
 # kunit.py (a plan after the results makes it loop for ever).
 n=0 bad=0 dry=0
+# kt: the scripts' own files (a run's output), removed at exit
+kt=$(mktemp -d "${TMPDIR:-/tmp}/ktap.XXXXXX") || exit 2
+trap 'rm -rf "$kt"' EXIT
 
 # plan: the version line and the plan of the n cases counted; n from 0
 plan() {

@@ -27,8 +27,8 @@ rlt() {
 	fi
 	rc=0
 	"$LONGPIN" lifetime "$c" --quiet --pinner rdma --mem "$m" \
-		--csv "$out" "$@" >/tmp/lt.out 2>&1 || rc=$?
-	result "rdma $c $m" $rc /tmp/lt.out
+		--csv "$out" "$@" >"$kt/lt.out" 2>&1 || rc=$?
+	result "rdma $c $m" $rc "$kt/lt.out"
 }
 
 rdma_lifetime() {

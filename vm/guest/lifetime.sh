@@ -7,7 +7,7 @@
 # case ("ok N CASE TYPE", "# SKIP reason"); exit 1 if a case failed.
 # RLIMIT_MEMLOCK rows need lp-runas (tests/vm/lifetime.sh builds it and
 # adds it as /usr/bin/lp-runas): as uid 65534 with a 64 kB limit.
-# shellcheck source-path=SCRIPTDIR
+# shellcheck source-path=SCRIPTDIR disable=SC2154 # kt: ktap.sh's
 set -u
 out=${1:-/results/lifetime.csv}
 LONGPIN=${LONGPIN:-longpin}
@@ -29,8 +29,8 @@ lt() {
 	fi
 	rc=0
 	"$LONGPIN" lifetime "$c" --quiet --mem "$m" --csv "$out" "$@" \
-		>/tmp/lt.out 2>&1 || rc=$?
-	result "$c $m" $rc /tmp/lt.out
+		>"$kt/lt.out" 2>&1 || rc=$?
+	result "$c $m" $rc "$kt/lt.out"
 }
 
 # Every case on the memory types it applies to (longpin lifetime CASE
@@ -80,8 +80,8 @@ cycles_all() {
 		sz=64K
 		case $m in *huge*|*thp*|devdax) sz=2M ;; *devdax) sz=4M ;; esac
 		"$LONGPIN" lifetime cycles --concurrent --cycles "$cyc" --mem "$m" \
-			--size $sz --prefault write --csv "/tmp/cyc.$m.csv" \
-			>"/tmp/cyc.$m.out" 2>&1 &
+			--size $sz --prefault write --csv "$kt/cyc.$m.csv" \
+			>"$kt/cyc.$m.out" 2>&1 &
 		k=$((k + 1))
 		eval "pid_$k=\$! mem_$k=\$m"
 	done
@@ -90,10 +90,10 @@ cycles_all() {
 		rc=0
 		# shellcheck disable=SC2154 # p: set by the eval above
 		wait "$p" || rc=$?
-		tail -n +2 "/tmp/cyc.$m.csv" >>"$out" 2>/dev/null
-		[ $rc = 0 ] && sed -n 's/^lifetime-cycles/# &/p' "/tmp/cyc.$m.out"
-		result "cycles $m" $rc "/tmp/cyc.$m.out"
-		rm -f "/tmp/cyc.$m.csv" "/tmp/cyc.$m.out"
+		tail -n +2 "$kt/cyc.$m.csv" >>"$out" 2>/dev/null
+		[ $rc = 0 ] && sed -n 's/^lifetime-cycles/# &/p' "$kt/cyc.$m.out"
+		result "cycles $m" $rc "$kt/cyc.$m.out"
+		rm -f "$kt/cyc.$m.csv" "$kt/cyc.$m.out"
 	done
 	# rings of exited processes are torn down asynchronously
 	# shellcheck disable=SC2034 # w only counts the tries
@@ -130,8 +130,8 @@ memlock_all() {
 		n=$((n + 1))
 		rc=0
 		lp-runas $uid 64 "$LONGPIN" lifetime memlock --quiet --mem anon \
-			--size ${kb}K --csv "$out" >/tmp/lt.out 2>&1 || rc=$?
-		sed 's/^/# /' /tmp/lt.out
+			--size ${kb}K --csv "$out" >"$kt/lt.out" 2>&1 || rc=$?
+		sed 's/^/# /' "$kt/lt.out"
 		case $rc in
 		0) echo "ok $n memlock anon ${kb}K under 64K" ;;
 		*) echo "not ok $n memlock anon ${kb}K under 64K # exit $rc"; bad=1 ;;

@@ -32,9 +32,9 @@ for m in "$@"; do
 	unplaced "$m" "torture $m" && continue
 	rc=0
 	"$LONGPIN" torture --seconds "$secs" --mem "$m" --csv "$out" \
-		>/tmp/tt.out 2>&1 || rc=$?
-	sed -n 's/^longpin: torture seed /# seed /p' /tmp/tt.out
-	result "torture $m" $rc /tmp/tt.out
-	sed -n 's/^  verdict defect: /# known defect: /p' /tmp/tt.out
+		>"$kt/tt.out" 2>&1 || rc=$?
+	sed -n 's/^longpin: torture seed /# seed /p' "$kt/tt.out"
+	result "torture $m" $rc "$kt/tt.out"
+	sed -n 's/^  verdict defect: /# known defect: /p' "$kt/tt.out"
 done
 exit $bad
