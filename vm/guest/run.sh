@@ -21,11 +21,14 @@
 #   repro     kernel-patches/mainline's test, fixed-buf-unpin-dirty (in
 #             PATH: ./run.sh adds it), its output and exit -> repro.txt;
 #             the same under liburing's runtests.sh -> repro-runtests.txt
+#             (on stdout as "# " diagnostic lines: they are not KTAP)
 # The guest's init sets the places longpin reads (LONGPIN_FILE_DIR=ext4,
 # LONGPIN_DAX_DIR=DAX ext4, LONGPIN_TMPFS_DIR, LONGPIN_DEVDAX) and the
 # mount points (LONGPIN_EXT4, LONGPIN_XFS, LONGPIN_DAX_XFS, ...): see
-# vm/README.md. Exit 1 if a phase failed.
+# vm/README.md. LONGPIN_RESULTS: where the results go instead of /results
+# (a run on the host). Exit 1 if a phase failed.
 set -u
+res=${LONGPIN_RESULTS:-/results}
 here=$(dirname "$0")
 [ $# -gt 0 ] || set -- matrix pinners reclaim bench
 # I/O targets on a block-backed file system, so that O_DIRECT is real
@@ -41,13 +44,13 @@ no_xfs() {
 
 matrix() {
 	echo "# matrix on ext4 ($LONGPIN_FILE_DIR, DAX $LONGPIN_DAX_DIR)"
-	LONGPIN_ARGS=${LONGPIN_ARGS---cycles 3} sh "$here/matrix.sh" /results/matrix.csv || bad=1
+	LONGPIN_ARGS=${LONGPIN_ARGS---cycles 3} sh "$here/matrix.sh" "$res/matrix.csv" || bad=1
 	no_xfs && return
 	echo "# matrix on xfs ($LONGPIN_XFS, DAX $LONGPIN_DAX_XFS)"
 	LONGPIN_ARGS=${LONGPIN_ARGS---cycles 3} \
 		LONGPIN_TYPES=file-shared,file-private,fsdax-shared,fsdax-private \
 		LONGPIN_FILE_DIR=$LONGPIN_XFS LONGPIN_DAX_DIR=$LONGPIN_DAX_XFS \
-		TMPDIR=$LONGPIN_XFS sh "$here/matrix.sh" /results/matrix.csv || bad=1
+		TMPDIR=$LONGPIN_XFS sh "$here/matrix.sh" "$res/matrix.csv" || bad=1
 }
 
 # pinner P [--readonly-pin]: the matrix with that pinner, ext4 then xfs
@@ -55,13 +58,13 @@ pinner() {
 	label="$1${2:+/ro} "
 	echo "# pinner $1${2:+ read-only} on ext4"
 	LONGPIN_ARGS="--pinner $*" LONGPIN_LABEL=$label \
-		sh "$here/matrix.sh" /results/matrix.csv || bad=1
+		sh "$here/matrix.sh" "$res/matrix.csv" || bad=1
 	no_xfs && return
 	echo "# pinner $1${2:+ read-only} on xfs"
 	LONGPIN_ARGS="--pinner $*" LONGPIN_LABEL=$label \
 		LONGPIN_TYPES=file-shared,file-private,fsdax-shared,fsdax-private \
 		LONGPIN_FILE_DIR=$LONGPIN_XFS LONGPIN_DAX_DIR=$LONGPIN_DAX_XFS \
-		TMPDIR=$LONGPIN_XFS sh "$here/matrix.sh" /results/matrix.csv || bad=1
+		TMPDIR=$LONGPIN_XFS sh "$here/matrix.sh" "$res/matrix.csv" || bad=1
 }
 
 # kernel-patches/mainline's test, in a directory of the ext4 disk (its
@@ -75,16 +78,18 @@ repro() {
 	rm -rf "$d"
 	mkdir -p "$d"
 	if ! command -v fixed-buf-unpin-dirty >/dev/null; then
-		echo "SKIP: no fixed-buf-unpin-dirty in this guest (it was not built: no liburing source)" |
-			tee /results/repro.txt
+		echo "SKIP: no fixed-buf-unpin-dirty in this guest (it was not built: no liburing source)" \
+			>"$res/repro.txt"
+		sed 's/^/# /' "$res/repro.txt"
 		return
 	fi
 	rc=0
-	(cd "$d" && fixed-buf-unpin-dirty) >/results/repro.txt 2>&1 || rc=$?
-	echo "exit $rc" >>/results/repro.txt
-	cat /results/repro.txt
+	(cd "$d" && fixed-buf-unpin-dirty) >"$res/repro.txt" 2>&1 || rc=$?
+	echo "exit $rc" >>"$res/repro.txt"
+	sed 's/^/# /' "$res/repro.txt"
 	if [ ! -f /opt/liburing-test/runtests.sh ] || ! command -v bash >/dev/null; then
-		echo "SKIP: no liburing runtests.sh or no bash in this guest" | tee /results/repro-runtests.txt
+		echo "SKIP: no liburing runtests.sh or no bash in this guest" >"$res/repro-runtests.txt"
+		sed 's/^/# /' "$res/repro-runtests.txt"
 	else
 		echo "# fixed-buf-unpin-dirty under liburing's runtests.sh"
 		cp -a /opt/liburing-test "$d/test"
@@ -92,9 +97,9 @@ repro() {
 		echo "TEST_FILES=\"$d/testfile\"" >"$d/test/config.local"
 		rc=0
 		(cd "$d/test" && bash ./runtests.sh fixed-buf-unpin-dirty.t) \
-			>/results/repro-runtests.txt 2>&1 || rc=$?
-		echo "exit $rc" >>/results/repro-runtests.txt
-		cat /results/repro-runtests.txt
+			>"$res/repro-runtests.txt" 2>&1 || rc=$?
+		echo "exit $rc" >>"$res/repro-runtests.txt"
+		sed 's/^/# /' "$res/repro-runtests.txt"
 	fi
 	rm -rf "$d"
 }
@@ -109,18 +114,18 @@ for phase in "$@"; do
 		done ;;
 	reclaim)
 		echo "# reclaim"
-		sh "$here/lifetime.sh" /results/matrix.csv reclaim reclaim-pinned lazyfree || bad=1 ;;
+		sh "$here/lifetime.sh" "$res/matrix.csv" reclaim reclaim-pinned lazyfree || bad=1 ;;
 	bench)
 		echo "# benchmarks"
-		sh "$here/bench.sh" /results/bench.csv || bad=1 ;;
+		sh "$here/bench.sh" "$res/bench.csv" || bad=1 ;;
 	lifetime)
 		echo "# lifetime cases"
-		sh "$here/lifetime.sh" /results/lifetime.csv || bad=1 ;;
+		sh "$here/lifetime.sh" "$res/lifetime.csv" || bad=1 ;;
 	fio)
 		echo "# fio"
-		FIO_OUT=/results/fio sh "$here/fio.sh" || bad=1 ;;
+		FIO_OUT="$res/fio" sh "$here/fio.sh" || bad=1 ;;
 	torture)
-		sh "$here/torture.sh" /results/torture.csv "${LONGPIN_TORTURE_SECONDS:-30}" || bad=1 ;;
+		sh "$here/torture.sh" "$res/torture.csv" "${LONGPIN_TORTURE_SECONDS:-30}" || bad=1 ;;
 	repro) repro ;;
 	*) echo "run.sh: unknown phase '$phase': give matrix, pinners, reclaim, bench, lifetime, fio, torture or repro" >&2
 		exit 2 ;;
