@@ -19,7 +19,8 @@
 # unlinks its files once open (its I/O targets go to TMPDIR, default: the
 # page-cache directory); this script's own temp dir goes at exit.
 here=$(cd "$(dirname "$0")" && pwd)
-LONGPIN=${LONGPIN:-$here/longpin}
+# its own longpin, whatever LONGPIN the environment names
+LONGPIN=$here/longpin
 # shellcheck disable=SC2034 # the scripts' buffer size
 LP_SIZE=${LONGPIN_SIZE:-4M}
 KSFT_SKIP=4
