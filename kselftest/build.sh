@@ -1,5 +1,5 @@
 #!/bin/bash
-# build.sh [INSTALL_PATH]: builds the longpin kselftest tree with the
+# build.sh [INSTALL_PATH | --kunit]: builds the longpin kselftest tree with the
 # kernel's own kselftest build, as a test farm does: takes the selftests of
 # Debian's linux-source-6.12 (LONGPIN_KSFT_TARBALL, default
 # /usr/src/linux-source-6.12.tar.xz), unpacked once into the cache
@@ -10,7 +10,8 @@
 #   make -C tools/testing/selftests TARGETS=longpin install INSTALL_PATH=...
 # INSTALL_PATH (default <cache>/kselftest/install) is replaced; it holds
 # run_kselftest.sh, kselftest/ and longpin/. Prints INSTALL_PATH;
-# <cache>/kselftest/tree names the unpacked tree.
+# <cache>/kselftest/tree names the unpacked tree. --kunit: unpacks and
+# prints the directory of kunit.py, builds nothing.
 # <cache> is $LONGPIN_CACHE or ~/.cache/longpin. Needs the packages of
 # KSELFTEST_PACKAGES (scripts/deps.sh; root installs them) and, once,
 # the network for Debian's liburing source (fetch-liburing-src.sh).
@@ -21,7 +22,9 @@ tarball=${LONGPIN_KSFT_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 say() { echo "[$(date +%T)] kselftest: $*" >&2; }
 die() { echo "build.sh: $*" >&2; exit 2; }
 
-[ $# -le 1 ] || die "takes one argument, the install path (got: $*)"
+[ $# -le 1 ] || die "takes one argument, the install path or --kunit (got: $*)"
+kunit_only=0
+[ "${1:-}" = --kunit ] && kunit_only=1 && shift
 inst=${1:-$cache/kselftest/install}
 case $inst in
 /*) ;;
@@ -31,8 +34,6 @@ esac
 . "$repo/scripts/deps.sh"
 need_packages "${KSELFTEST_PACKAGES[@]}" >&2
 [ -f "$tarball" ] || die "no $tarball; install it: apt-get install -y linux-source-6.12"
-lsrc=$("$repo/kernel-patches/mainline/test/fetch-liburing-src.sh" 2>/dev/null) ||
-	die "no liburing source (its test helpers); run kernel-patches/mainline/test/fetch-liburing-src.sh to see why"
 
 # the unpacked selftests, once per tarball (name, size, mtime)
 mkdir -p "$cache/kselftest"
@@ -54,6 +55,12 @@ fi
 ksft=$tree/tools/testing/selftests
 # where the tree is, for farm.sh (kunit.py)
 echo "$tree" >"$cache/kselftest/tree"
+if [ $kunit_only = 1 ]; then
+	echo "$tree/tools/testing/kunit"
+	exit 0
+fi
+lsrc=$("$repo/kernel-patches/mainline/test/fetch-liburing-src.sh" 2>/dev/null) ||
+	die "no liburing source (its test helpers); run kernel-patches/mainline/test/fetch-liburing-src.sh to see why"
 "$repo/kselftest/export.sh" "$ksft/longpin" "$lsrc" >/dev/null
 rm -rf "$inst"
 log=$cache/kselftest/build.log
