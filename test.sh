@@ -14,7 +14,7 @@ if [ "${1:-}" = --full ]; then
 fi
 # shellcheck source-path=SCRIPTDIR # the cd above made it the directory
 . scripts/deps.sh
-need_packages "${HARNESS_PACKAGES[@]}"
+need_packages "${HARNESS_PACKAGES[@]}" "${KSELFTEST_PACKAGES[@]}"
 need_liburing_src
 cmake -S . -B build -DLONGPIN_WERROR=ON >/dev/null
 cmake --build build -j"$(nproc)"
