@@ -43,7 +43,7 @@ tree=$cache/kselftest/$top-$key
 exec 9>"$cache/kselftest/.lock"
 flock 9
 if [ ! -f "$tree/.unpacked" ]; then
-	say "unpacking tools/testing/selftests of $tarball into $tree (about a minute)"
+	say "unpacking tools/testing/selftests of $tarball into $tree"
 	rm -rf "$tree" "$tree.tmp"
 	mkdir -p "$tree.tmp"
 	tar -xJf "$tarball" -C "$tree.tmp" --strip-components=1 \
