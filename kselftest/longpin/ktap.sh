@@ -173,7 +173,7 @@ lp_case() {
 	if [ "$_f" != 0 ] || [ "$_d" != 0 ]; then
 		cat "$lp_tmp/diag"
 		ktap_result "$_name" fail "$_why"
-	elif [ "$_rc" = 1 ] || { [ "$_rc" != 0 ] && [ "$_rc" != 77 ] && ! lp_memlock "$_msg"; }; then
+	elif [ "$_rc" = 1 ] || { [ "$_rc" != 0 ] && [ "$_rc" != 77 ] && ! lp_environ "$_msg"; }; then
 		cat "$lp_tmp/diag"
 		ktap_result "$_name" fail "exit $_rc: ${_msg:-no message}"
 	elif [ "$_p" != 0 ]; then
@@ -189,11 +189,12 @@ lp_case() {
 	fi
 }
 
-# lp_memlock MSG: true when MSG is longpin's RLIMIT_MEMLOCK refusal (an
-# unprivileged user whose limit is below the buffer: a skip, not a failure)
-lp_memlock() {
+# lp_environ MSG: true when MSG is longpin's refusal of this machine's
+# settings, a skip and not a failure: an unprivileged user whose
+# RLIMIT_MEMLOCK is below the buffer, io_uring switched off by sysctl
+lp_environ() {
 	case $1 in
-	*RLIMIT_MEMLOCK*) _why="$1"; return 0 ;;
+	*RLIMIT_MEMLOCK* | *"io_uring is disabled"*) _why="$1"; return 0 ;;
 	esac
 	return 1
 }
