@@ -5,7 +5,9 @@
 # every reclaim and lazyfree row says what its pages did (pass and defect
 # with pages out), stock shows the known loss, patched none, and
 # kernel-patches/mainline's test in each guest agrees; the CSVs hold the
-# skip rows. About 3 min alone on 2 cores under TCG.
+# skip rows; each boot's raw/LANE.log read by the kernel's kunit.py parse
+# (kselftest/ktap_check.py documents, where linux-source-6.12 gives it):
+# every KTAP document parses. About 3 min alone on 2 cores under TCG.
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 need_qemu
@@ -36,4 +38,11 @@ for k in stock patched; do
 done
 [ -s "$T/r/report.md" ] && [ -s "$T/r/plots/verdicts.png" ] || fail "no report or verdict grid"
 [ -s "$T/r/raw/stock.log" ] && grep -q '^ok 1 ' "$T/r/raw/stock.log" || fail "the guest's KTAP lines are not in raw/"
-pass "./run.sh main: $(grep '^took:' "$r"); $(grep -E '^(stock|patched):' "$r" | tr '\n' ' ')"
+parsed="raw/ not read by kunit.py: no linux-source-6.12"
+if kunit=$("$REPO/kselftest/build.sh" --kunit 2>/dev/null); then
+	python3 "$REPO/kselftest/ktap_check.py" --kunit "$kunit" documents \
+		"$T/r/raw/stock.log" "$T/r/raw/patched.log" >"$T/ktap" ||
+		{ cat "$T/ktap"; fail "a KTAP document of raw/ does not parse"; }
+	parsed="raw/ by kunit.py: $(sed -n 's/^kunit.py parsed //p' "$T/ktap")"
+fi
+pass "./run.sh main: $(grep '^took:' "$r"); $(grep -E '^(stock|patched):' "$r" | tr '\n' ' '); $parsed"
