@@ -11,9 +11,10 @@
 #               as lost: reclaim memfd, lazyfree anon, the reproducer's
 #               shmem), and nothing left behind: no file in the working
 #               directory, TMPDIR or /dev/shm, no SysV segment, the
-#               machine's nr_foll_pin acquired and released as balanced
-#               after as before (within 10 s: rings are torn down
-#               asynchronously; other processes may pin meanwhile)
+#               machine's nr_foll_pin acquired minus released no higher
+#               after than before (within 10 s: rings are torn down
+#               asynchronously; other processes' pins held before may
+#               be given back meanwhile, so lower is fine)
 #   guest-ktap  what ./run.sh's guests print, from the guest scripts
 #               (vm/guest/) run on this machine as a lane does: matrix,
 #               lifetime (every case, a failure injected into one), torture,
@@ -86,10 +87,10 @@ native)
 		secs=$(echo "$start $(date +%s.%N)" | awk '{ printf "%.1f", $2 - $1 }')
 		cat "$T/out.$uid"
 		for _ in 1 2 3 4 5 6 7 8 9 10; do
-			[ "$(pins)" = "$p0" ] && break
+			[ "$(pins)" -le "$p0" ] && break
 			sleep 1
 		done
-		[ "$(pins)" = "$p0" ] ||
+		[ "$(pins)" -le "$p0" ] ||
 			fail "uid $uid: nr_foll_pin acquired - released was $p0 before the run, $(pins) 10 s after"
 		leftovers "$d" "$uid" | grep -v "^$u\|^$T" | LC_ALL=C sort >"$T/after.$uid"
 		# other tests' temp dirs (host tests run beside this one) aside
