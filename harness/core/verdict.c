@@ -118,35 +118,37 @@ void table_print_lifetime(const struct row *r, bool header)
 
 /*
  * The verdict of a row whose result (and expected answer, when known) is
- * set; matrix rows and --lifetime rows alike (docs/harness.md, "Exit status and verdicts"):
- * "fail": not the expected answer, or @failed (a check beside the answer
- * failed: a pin leak, the data check, a cycle, an unregistration);
- * "unchecked": no expected answer; "unexercised" with @d
- * DEFECT_UNEXERCISED: a known loss whose precondition did not hold (every
- * page dirty before the unpin), whatever the answer; then, for the
- * expected answer only: "unexercised": the case did not happen
- * (r->unexercised says why: its pages never left memory), whatever the
- * defect; "unchecked": a check a pass needs could not be made
- * (r->unchecked says why: other pinners moved the machine's pin
- * counters), whatever the defect; "defect": the
- * contract's known defect showed (@d DEFECT_SHOWN); "fixed": it did not
- * (@d DEFECT_ABSENT, every check held); else "pass". A warning names a
- * defect or a fixed one. Sets r->verdict and r->note (@note, which the
- * caller may still append to); returns LP_FAIL for "fail", else LP_OK.
+ * set; matrix rows and --lifetime rows alike (docs/harness.md, "Exit
+ * status and verdicts"). @failed: a check beside the answer failed (a
+ * pin leak, the data check, a cycle, an unregistration). @d: what the
+ * contract's known defect on this row did. A leak row (leak=NAME)
+ * expects the pin's own answer, a loss row (defect) the loss's (-EIO):
+ * there the answer of a row whose data was kept (DEFECT_ABSENT,
+ * DEFECT_UNEXERCISED) is 0, and it stands for the contract's.
+ * "fail": @failed, or not the expected answer; "unchecked": no expected
+ * answer; then, for the expected answer only: "unexercised": the case
+ * did not happen (r->unexercised says why: its pages never left memory,
+ * or a loss's precondition did not hold), whatever the defect;
+ * "unchecked": a check a pass needs could not be made (r->unchecked says
+ * why: other pinners moved the machine's pin counters), whatever the
+ * defect;
+ * "defect": the contract's known defect showed (DEFECT_SHOWN); "fixed":
+ * it did not (DEFECT_ABSENT); else "pass". A warning names a defect or a
+ * fixed one. Sets r->verdict and r->note (@note, which the caller may
+ * still append to); returns LP_FAIL for "fail", else LP_OK.
  */
 int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 {
-	r->verdict = failed ? "fail" : row_verdict(r);
-	/*
-	 * a known loss whose precondition did not hold (every page dirty
-	 * before the unpin): the answer, data kept, says nothing of it
-	 */
-	if (!failed && d == DEFECT_UNEXERCISED && r->unexercised)
-		r->verdict = "unexercised";
-	/* the rest says how an answer that matched the contract's came out */
-	else if (strcmp(r->verdict, "pass"))
-		d = DEFECT_NONE;
-	else if (r->unexercised)
+	bool kept = (d == DEFECT_ABSENT || d == DEFECT_UNEXERCISED) &&
+		    !r->result;
+
+	if (failed)
+		r->verdict = "fail";
+	else if (!r->have_expected)
+		r->verdict = "unchecked";
+	else if (r->result != r->expected && !kept)
+		r->verdict = "fail";
+	else if (r->unexercised || d == DEFECT_UNEXERCISED)
 		r->verdict = "unexercised";
 	else if (r->unchecked)
 		r->verdict = "unchecked";
@@ -154,6 +156,8 @@ int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 		r->verdict = "defect";
 	else if (d == DEFECT_ABSENT)
 		r->verdict = "fixed";
+	else
+		r->verdict = "pass";
 	if (!strcmp(r->verdict, "defect"))
 		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
 			r->op, r->mem, prefault_name(r->pf), r->contract, note);

@@ -45,6 +45,11 @@ static const struct judge_case cases[] = {
 	{ "unchecked, and a failed check (VmPin)", 0, 0, true, true, false, DEFECT_NONE, "fail", LP_FAIL, true },
 	{ "unchecked, and another answer", -EFAULT, 0, true, false, false, DEFECT_NONE, "fail", LP_FAIL, true },
 	{ "unchecked, and pages never left memory", 0, 0, true, false, true, DEFECT_NONE, "unexercised", LP_OK, true },
+	{ "a known loss whose data survived", 0, -EIO, true, false, false, DEFECT_ABSENT, "fixed", LP_OK },
+	{ "a known loss that showed", -EIO, -EIO, true, false, false, DEFECT_SHOWN, "defect", LP_OK },
+	{ "a known loss row answering another errno", -EFAULT, -EIO, true, false, false, DEFECT_ABSENT, "fail", LP_FAIL },
+	{ "a known loss said shown on an answer of 0", 0, -EIO, true, false, false, DEFECT_SHOWN, "fail", LP_FAIL },
+	{ "a known loss whose data survived, no contract row", 0, -EIO, false, false, false, DEFECT_ABSENT, "unchecked", LP_OK },
 };
 
 int main(void)
