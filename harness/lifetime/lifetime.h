@@ -126,6 +126,28 @@ int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
 int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
 		  unsigned int n, int answer);
 
+/*
+ * lt_reclaim.c: the page-out rule of reclaim, reclaim-pinned and
+ * lazyfree, on what the case counted page by page after the page-out
+ */
+struct lp_pageout {
+	long pages;		/* of the buffer, 4 KiB each */
+	long out;		/* left memory at the page-out (mincore) */
+	long intact;		/* held the device's bytes when read back */
+	size_t lost_out;	/* bytes lost on pages that left memory */
+	size_t lost_stayed;	/* bytes changed on pages that stayed */
+	long dirty_kb;		/* dirty kB just before the unpin, -1: unknown */
+	bool defect;		/* the contract names the loss on this row */
+};
+enum lp_pageout_res {
+	LP_PO_KEPT,		/* the data came back: 0 */
+	LP_PO_LOST,		/* bytes of pages that left are gone: -EIO */
+	LP_PO_NONE_OUT,		/* no page left memory: unexercised */
+	LP_PO_ALL_DIRTY,	/* every page dirty at the unpin: unexercised */
+	LP_PO_STAYED_LOST,	/* bytes changed on pages that stayed: fail */
+};
+enum lp_pageout_res lp_pageout_judge(const struct lp_pageout *p);
+
 /* lt_row.c: the rows; a case that makes its own (limits) calls them too */
 bool lt_expect(struct lt *t);
 void lt_row_reset(struct lt *t, const char *mem, size_t size);

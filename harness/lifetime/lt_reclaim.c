@@ -14,25 +14,33 @@
 
 #include "lifetime.h"
 
+/* Bytes of the page at @off (@n bytes) that differ from the pattern. */
+static size_t page_lost(struct lt *t, size_t off, size_t n)
+{
+	const char *buf = t->m.addr;
+	size_t i, lost = 0;
+
+	/* t->chk is a multiple of 4 KiB: a page never straddles two copies */
+	if (!memcmp(buf + off, t->want + off % t->chk, n))
+		return 0;
+	for (i = 0; i < n; i++)
+		lost += buf[off + i] != t->want[(off + i) % t->chk];
+	return lost;
+}
+
 /*
  * Bytes of the buffer that no longer hold the pattern the device wrote
  * there; *intact: the pages that hold it whole.
  */
 static size_t bytes_lost(struct lt *t, long *intact)
 {
-	const char *buf = t->m.addr;
-	size_t off, i, n, lost = 0, pg;
+	size_t off, n, lost = 0, pg;
 	long pages = 0;
 
-	/* t->chk is a multiple of 4 KiB: a page never straddles two copies */
 	for (off = 0; off < t->m.len; off += n) {
 		n = t->m.len - off < 4096 ? t->m.len - off : 4096;
-		if (!memcmp(buf + off, t->want + off % t->chk, n)) {
-			pages++;
-			continue;
-		}
-		for (i = 0, pg = 0; i < n; i++)
-			pg += buf[off + i] != t->want[(off + i) % t->chk];
+		pg = page_lost(t, off, n);
+		pages += !pg;
 		lost += pg;
 	}
 	*intact = pages;
@@ -99,54 +107,102 @@ static void dirty_at_unpin(struct lt *t)
 }
 
 /*
+ * The page-out rule, on what a case counted page by page (@p): bytes
+ * changed where no page left memory fail the row on their own; some
+ * bytes lost where pages left are the loss (-EIO: the one thing a
+ * "defect" contract row names); no page out: the case did not happen,
+ * nor did it on a "defect" row whose every page was dirty before the
+ * unpin (moved by the pin, say): the loss needs pages reclaim takes for
+ * clean. Else the data was kept.
+ */
+enum lp_pageout_res lp_pageout_judge(const struct lp_pageout *p)
+{
+	size_t lost = p->lost_out + p->lost_stayed;
+
+	if (lost && !p->out)
+		return LP_PO_STAYED_LOST;
+	if (lost)
+		return LP_PO_LOST;
+	if (!p->out)
+		return LP_PO_NONE_OUT;
+	if (p->defect && p->dirty_kb >= 0 && p->dirty_kb >= p->pages * 4)
+		return LP_PO_ALL_DIRTY;
+	return LP_PO_KEPT;
+}
+
+/* After the page-out (@s: resident before it): the page-out rule's figures. */
+static int pageout_count(struct lt *t, const struct pages_seen *s,
+			 struct lp_pageout *p)
+{
+	size_t i, n = t->m.len / 4096, lost;
+	unsigned char *after = calloc(n + 1, 1);
+	bool out;
+
+	*p = (struct lp_pageout){ .pages = n, .dirty_kb = -1,
+				  .defect = t->defect };
+	if (!after || resident_map(t->m.addr, t->m.len, after)) {
+		free(after);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		out = (s->vec[i] & 1) && !(after[i] & 1);
+		lost = page_lost(t, i * 4096, 4096);
+		p->out += out;
+		p->intact += !lost;
+		if (out)
+			p->lost_out += lost;
+		else
+			p->lost_stayed += lost;
+	}
+	free(after);
+	if (t->r.pg_have & 1u << RP_DIRTY_UNPIN_KB)
+		p->dirty_kb = t->r.pg[RP_DIRTY_UNPIN_KB];
+	return 0;
+}
+
+/*
  * After the page-out and the read-back: what left memory and what came
- * back. Some bytes lost where pages left: the data check fails, -EIO,
- * and the row has shown the one thing a "defect" contract row names
- * (t->lost); bytes changed where none left: a failure of its own. No
- * page left: the case did not happen ("unexercised"), nor did it on a
- * "defect" row whose every page was dirty before the unpin (moved by the
- * pin, say): the loss needs pages reclaim takes for clean.
+ * back, judged by lp_pageout_judge(); the row gets the figures, its data
+ * check and its note.
  */
 static int reclaim_judge(struct lt *t, struct pages_seen *s,
 			 const char *writer)
 {
-	size_t i, n = t->m.len / 4096, lost;
-	unsigned char *after = calloc(n + 1, 1);
-	long out = 0, intact, kb = (long)(t->m.len / 1024);
+	struct lp_pageout p;
+	size_t lost;
 
-	if (!after || resident_map(t->m.addr, t->m.len, after)) {
-		free(after);
+	if (pageout_count(t, s, &p))
 		return lt_fail(t, "mincore: %s: cannot tell what left memory",
 			       errno_name(errno));
-	}
-	for (i = 0; i < n; i++)
-		out += (s->vec[i] & 1) && !(after[i] & 1);
-	free(after);
-	row_pg_set(&t->r, RP_OUT, out);
-	lost = bytes_lost(t, &intact);
-	row_pg_set(&t->r, RP_INTACT, intact);
-	if (lost && !out) {
+	row_pg_set(&t->r, RP_OUT, p.out);
+	row_pg_set(&t->r, RP_INTACT, p.intact);
+	lost = p.lost_out + p.lost_stayed;
+	switch (lp_pageout_judge(&p)) {
+	case LP_PO_STAYED_LOST:
 		strcpy(t->check, "mismatch");
 		return lt_fail(t, "%zu of %zu bytes differ from what %s wrote, though no page left memory",
 			       lost, t->m.len, writer);
-	}
-	if (lost) {
-		lt_note(t, "data lost: %zu of %zu bytes differ from what %s wrote (%ld of %zu pages left memory)",
-			lost, t->m.len, writer, out, n);
+	case LP_PO_LOST:
+		lt_note(t, "data lost: %zu of %zu bytes differ from what %s wrote (%ld of %ld pages left memory)",
+			lost, t->m.len, writer, p.out, p.pages);
 		strcpy(t->check, "mismatch");
 		t->lost = true;
 		return -EIO;
+	case LP_PO_NONE_OUT:
+		t->r.unexercised = "no page of the buffer left memory at the page-out (no swap, or reclaim kept them): the case proves nothing here";
+		break;
+	case LP_PO_ALL_DIRTY:
+		t->r.unexercised = "every page was dirty before the unpin (the pin moved or wrote them): the loss the contract names needs pages reclaim takes for clean";
+		break;
+	case LP_PO_KEPT:
+		break;
 	}
 	strcpy(t->check, "ok");
-	if (!out)
-		t->r.unexercised = "no page of the buffer left memory at the page-out (no swap, or reclaim kept them): the case proves nothing here";
-	else if (t->defect && (t->r.pg_have & 1u << RP_DIRTY_UNPIN_KB) &&
-		 t->r.pg[RP_DIRTY_UNPIN_KB] >= kb)
-		t->r.unexercised = "every page was dirty before the unpin (the pin moved or wrote them): the loss the contract names needs pages reclaim takes for clean";
 	if (t->r.unexercised)
 		lt_note(t, "unexercised: %s", t->r.unexercised);
 	else
-		lt_note(t, "%ld of %zu pages left memory and came back whole", out, n);
+		lt_note(t, "%ld of %ld pages left memory and came back whole",
+			p.out, p.pages);
 	return 0;
 }
 
