@@ -137,7 +137,6 @@ struct lp_pageout {
 	size_t lost_out;	/* bytes lost on pages that left memory */
 	size_t lost_stayed;	/* bytes changed on pages that stayed */
 	long dirty_kb;		/* dirty kB just before the unpin, -1: unknown */
-	bool defect;		/* the contract names the loss on this row */
 };
 enum lp_pageout_res {
 	LP_PO_KEPT,		/* the data came back: 0 */
@@ -145,6 +144,7 @@ enum lp_pageout_res {
 	LP_PO_NONE_OUT,		/* no page left memory: unexercised */
 	LP_PO_ALL_DIRTY,	/* every page dirty at the unpin: unexercised */
 	LP_PO_STAYED_LOST,	/* bytes changed on pages that stayed: fail */
+	LP_PO_DIRTY_LOST,	/* lost, though every page was dirty: fail */
 };
 enum lp_pageout_res lp_pageout_judge(const struct lp_pageout *p);
 

@@ -107,25 +107,31 @@ static void dirty_at_unpin(struct lt *t)
 }
 
 /*
- * The page-out rule, on what a case counted page by page (@p): bytes
- * changed where no page left memory fail the row on their own; some
- * bytes lost where pages left are the loss (-EIO: the one thing a
- * "defect" contract row names); no page out: the case did not happen,
- * nor did it on a "defect" row whose every page was dirty before the
- * unpin (moved by the pin, say): the loss needs pages reclaim takes for
- * clean. Else the data was kept.
+ * The page-out rule, on what a case counted page by page (@p). Bytes
+ * changed where no page left memory fail the row on their own. A loss by
+ * the unpin needs pages that reclaim takes for clean: where every page
+ * was dirty before the unpin (moved or written by the pin, or by the
+ * prefault), the case cannot show it, so a row whose data came back
+ * proves nothing (unexercised, whatever its contract expects) and one
+ * whose data is gone lost it otherwise (a failure, never the known
+ * defect). No page out: the case did not happen. Some bytes of pages
+ * that left lost: the loss (-EIO: the one thing a "defect" contract row
+ * names). Else the data was kept.
  */
 enum lp_pageout_res lp_pageout_judge(const struct lp_pageout *p)
 {
 	size_t lost = p->lost_out + p->lost_stayed;
+	bool all_dirty = p->dirty_kb >= 0 && p->dirty_kb >= p->pages * 4;
 
 	if (lost && !p->out)
 		return LP_PO_STAYED_LOST;
+	if (all_dirty && lost)
+		return LP_PO_DIRTY_LOST;
 	if (lost)
 		return LP_PO_LOST;
 	if (!p->out)
 		return LP_PO_NONE_OUT;
-	if (p->defect && p->dirty_kb >= 0 && p->dirty_kb >= p->pages * 4)
+	if (all_dirty)
 		return LP_PO_ALL_DIRTY;
 	return LP_PO_KEPT;
 }
@@ -138,8 +144,7 @@ static int pageout_count(struct lt *t, const struct pages_seen *s,
 	unsigned char *after = calloc(n + 1, 1);
 	bool out;
 
-	*p = (struct lp_pageout){ .pages = n, .dirty_kb = -1,
-				  .defect = t->defect };
+	*p = (struct lp_pageout){ .pages = n, .dirty_kb = -1 };
 	if (!after || resident_map(t->m.addr, t->m.len, after)) {
 		free(after);
 		return -1;
@@ -182,6 +187,10 @@ static int reclaim_judge(struct lt *t, struct pages_seen *s,
 		strcpy(t->check, "mismatch");
 		return lt_fail(t, "%zu of %zu bytes differ from what %s wrote, though no page left memory",
 			       lost, t->m.len, writer);
+	case LP_PO_DIRTY_LOST:
+		strcpy(t->check, "mismatch");
+		return lt_fail(t, "%zu of %zu bytes differ from what %s wrote (%ld of %ld pages left memory), though every page was dirty before the unpin: not a loss by the unpin, which needs pages reclaim takes for clean",
+			       lost, t->m.len, writer, p.out, p.pages);
 	case LP_PO_LOST:
 		lt_note(t, "data lost: %zu of %zu bytes differ from what %s wrote (%ld of %ld pages left memory)",
 			lost, t->m.len, writer, p.out, p.pages);
@@ -192,7 +201,7 @@ static int reclaim_judge(struct lt *t, struct pages_seen *s,
 		t->r.unexercised = "no page of the buffer left memory at the page-out (no swap, or reclaim kept them): the case proves nothing here";
 		break;
 	case LP_PO_ALL_DIRTY:
-		t->r.unexercised = "every page was dirty before the unpin (the pin moved or wrote them): the loss the contract names needs pages reclaim takes for clean";
+		t->r.unexercised = "every page was dirty before the unpin (the pin moved or wrote them, or the prefault did): a loss by the unpin needs pages reclaim takes for clean, so the case proves nothing here";
 		break;
 	case LP_PO_KEPT:
 		break;

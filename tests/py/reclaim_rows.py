@@ -3,10 +3,13 @@
 lifetime reclaim, reclaim-pinned and lazyfree cases by what their pages did.
 
 Every row must have no VmPin leak, and its verdict must say what happened:
-  pass         answer 0, data ok, and pages left memory (pages_out > 0)
-  defect       -EIO, data mismatch, "data lost" in the note, pages_out > 0
+  pass         answer 0, data ok, pages left memory (pages_out > 0), and
+               not every page was dirty before the unpin
+  defect       -EIO, data mismatch, "data lost" in the note, pages_out > 0,
+               and not every page was dirty before the unpin
   unexercised  answer 0, data ok, and either no page left memory or every
-               page was dirty before the unpin (a loss row's precondition)
+               page was dirty before the unpin (so reclaim wrote them out:
+               no loss by the unpin can show)
   skip         the case did not run here; the note says why
 Anything else (fail, fixed, a pass with nothing paged out) is wrong.
 Prints a line per wrong row and a summary; exit 1 if a row is wrong, 77 if
@@ -22,8 +25,12 @@ def num(v):
 
 def wrong(r):
     v, out = r["verdict"], num(r["pages_out"])
+    dirty, kb = num(r["dirty_unpin_kb"]), int(r["size"]) // 1024
+    all_dirty = dirty is not None and dirty >= kb
     if r["vmpin_leak_kb"] not in ("0", "-"):
         return "VmPin leak"
+    if v in ("pass", "defect") and all_dirty:
+        return v + ", though every page was dirty before the unpin"
     if v == "pass":
         if r["result"] != "0" or r["data_check"] != "ok":
             return "pass without answer 0 and data ok"
@@ -35,10 +42,9 @@ def wrong(r):
         if not out:
             return "defect, but no page left memory"
     elif v == "unexercised":
-        dirty, kb = num(r["dirty_unpin_kb"]), int(r["size"]) // 1024
         if r["result"] != "0" or r["data_check"] != "ok":
             return "unexercised without answer 0 and data ok"
-        if out and not (dirty is not None and dirty >= kb):
+        if out and not all_dirty:
             return "unexercised, though pages left memory with clean pages"
     elif v != "skip":
         return "verdict " + v
