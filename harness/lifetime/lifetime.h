@@ -145,6 +145,7 @@ enum lp_pageout_res {
 	LP_PO_ALL_DIRTY,	/* every page dirty at the unpin: unexercised */
 	LP_PO_STAYED_LOST,	/* bytes changed on pages that stayed: fail */
 	LP_PO_DIRTY_LOST,	/* lost, though every page was dirty: fail */
+	LP_PO_PARTIAL,		/* not every page left memory: unexercised */
 };
 enum lp_pageout_res lp_pageout_judge(const struct lp_pageout *p);
 

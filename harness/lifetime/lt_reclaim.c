@@ -108,31 +108,34 @@ static void dirty_at_unpin(struct lt *t)
 
 /*
  * The page-out rule, on what a case counted page by page (@p). Bytes
- * changed where no page left memory fail the row on their own. A loss by
- * the unpin needs pages that reclaim takes for clean: where every page
- * was dirty before the unpin (moved or written by the pin, or by the
- * prefault), the case cannot show it, so a row whose data came back
+ * changed on a page that never left memory fail the row on their own. A
+ * loss by the unpin needs pages that reclaim takes for clean: where every
+ * page was dirty before the unpin (moved or written by the pin, or by
+ * the prefault), the case cannot show it, so a row whose data came back
  * proves nothing (unexercised, whatever its contract expects) and one
  * whose data is gone lost it otherwise (a failure, never the known
- * defect). No page out: the case did not happen. Some bytes of pages
- * that left lost: the loss (-EIO: the one thing a "defect" contract row
- * names). Else the data was kept.
+ * defect). Some bytes of pages that left memory gone: the loss (-EIO:
+ * the one thing a "defect" contract row names), on as many pages as
+ * left. Its data back: the case happened only if every page of the
+ * buffer left memory, else it proves nothing of the pages that stayed
+ * (unexercised, with how many left).
  */
 enum lp_pageout_res lp_pageout_judge(const struct lp_pageout *p)
 {
-	size_t lost = p->lost_out + p->lost_stayed;
 	bool all_dirty = p->dirty_kb >= 0 && p->dirty_kb >= p->pages * 4;
 
-	if (lost && !p->out)
+	if (p->lost_stayed)
 		return LP_PO_STAYED_LOST;
-	if (all_dirty && lost)
+	if (all_dirty && p->lost_out)
 		return LP_PO_DIRTY_LOST;
-	if (lost)
+	if (p->lost_out)
 		return LP_PO_LOST;
 	if (!p->out)
 		return LP_PO_NONE_OUT;
 	if (all_dirty)
 		return LP_PO_ALL_DIRTY;
+	if (p->out < p->pages)
+		return LP_PO_PARTIAL;
 	return LP_PO_KEPT;
 }
 
@@ -168,33 +171,31 @@ static int pageout_count(struct lt *t, const struct pages_seen *s,
 /*
  * After the page-out and the read-back: what left memory and what came
  * back, judged by lp_pageout_judge(); the row gets the figures, its data
- * check and its note.
+ * check and its note. Bytes lost are counted over the pages that left.
  */
 static int reclaim_judge(struct lt *t, struct pages_seen *s,
 			 const char *writer)
 {
 	struct lp_pageout p;
-	size_t lost;
 
 	if (pageout_count(t, s, &p))
 		return lt_fail(t, "mincore: %s: cannot tell what left memory",
 			       errno_name(errno));
 	row_pg_set(&t->r, RP_OUT, p.out);
 	row_pg_set(&t->r, RP_INTACT, p.intact);
-	lost = p.lost_out + p.lost_stayed;
+	strcpy(t->check, "mismatch");
 	switch (lp_pageout_judge(&p)) {
 	case LP_PO_STAYED_LOST:
-		strcpy(t->check, "mismatch");
-		return lt_fail(t, "%zu of %zu bytes differ from what %s wrote, though no page left memory",
-			       lost, t->m.len, writer);
+		return lt_fail(t, "%zu bytes of the %ld pages that did not leave memory differ from what %s wrote (%ld of %ld pages left memory)",
+			       p.lost_stayed, p.pages - p.out, writer, p.out,
+			       p.pages);
 	case LP_PO_DIRTY_LOST:
-		strcpy(t->check, "mismatch");
-		return lt_fail(t, "%zu of %zu bytes differ from what %s wrote (%ld of %ld pages left memory), though every page was dirty before the unpin: not a loss by the unpin, which needs pages reclaim takes for clean",
-			       lost, t->m.len, writer, p.out, p.pages);
+		return lt_fail(t, "%zu of %ld bytes differ from what %s wrote (%ld of %ld pages left memory), though every page was dirty before the unpin: not a loss by the unpin, which needs pages reclaim takes for clean",
+			       p.lost_out, p.out * 4096, writer, p.out,
+			       p.pages);
 	case LP_PO_LOST:
-		lt_note(t, "data lost: %zu of %zu bytes differ from what %s wrote (%ld of %ld pages left memory)",
-			lost, t->m.len, writer, p.out, p.pages);
-		strcpy(t->check, "mismatch");
+		lt_note(t, "data lost: %zu of %ld bytes differ from what %s wrote (%ld of %ld pages left memory)",
+			p.lost_out, p.out * 4096, writer, p.out, p.pages);
 		t->lost = true;
 		return -EIO;
 	case LP_PO_NONE_OUT:
@@ -203,14 +204,18 @@ static int reclaim_judge(struct lt *t, struct pages_seen *s,
 	case LP_PO_ALL_DIRTY:
 		t->r.unexercised = "every page was dirty before the unpin (the pin moved or wrote them, or the prefault did): a loss by the unpin needs pages reclaim takes for clean, so the case proves nothing here";
 		break;
+	case LP_PO_PARTIAL:
+		t->r.unexercised = "not every page of the buffer left memory at the page-out: the pages that stayed prove nothing, and a pass needs them all";
+		break;
 	case LP_PO_KEPT:
 		break;
 	}
 	strcpy(t->check, "ok");
 	if (t->r.unexercised)
-		lt_note(t, "unexercised: %s", t->r.unexercised);
+		lt_note(t, "unexercised: %s (%ld of %ld pages left memory; every byte is back)",
+			t->r.unexercised, p.out, p.pages);
 	else
-		lt_note(t, "%ld of %ld pages left memory and came back whole",
+		lt_note(t, "every page (%ld of %ld) left memory and came back whole",
 			p.out, p.pages);
 	return 0;
 }

@@ -20,6 +20,7 @@ static const char *const names[] = {
 	[LP_PO_NONE_OUT] = "none out", [LP_PO_ALL_DIRTY] = "all dirty",
 	[LP_PO_STAYED_LOST] = "lost where none left",
 	[LP_PO_DIRTY_LOST] = "lost though all dirty",
+	[LP_PO_PARTIAL] = "not every page out",
 };
 
 /* 1,024 pages of 4 KiB: a buffer of 4 MiB, 4,096 kB */
@@ -46,6 +47,14 @@ static const struct po_case cases[] = {
 	  { 1024, 1024, 1024, 0, 0, 6144 }, LP_PO_ALL_DIRTY },
 	{ "every page dirty at the unpin, bytes of pages out lost",
 	  { 1024, 1024, 0, 4194304, 0, 4096 }, LP_PO_DIRTY_LOST },
+	{ "1,001 of 1,024 pages out, every page back whole",
+	  { 1024, 1001, 1024, 0, 0, 0 }, LP_PO_PARTIAL },
+	{ "1,023 of 1,024 pages out, each of them lost",
+	  { 1024, 1023, 1, 4190208, 0, 0 }, LP_PO_LOST },
+	{ "pages out lost, and bytes changed on a page that stayed",
+	  { 1024, 1000, 0, 4096000, 100, 0 }, LP_PO_STAYED_LOST },
+	{ "every page out but one, which changed",
+	  { 1024, 1023, 1023, 0, 4096, 0 }, LP_PO_STAYED_LOST },
 };
 
 int main(void)
