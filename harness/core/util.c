@@ -57,6 +57,10 @@ void lp_warn(const char *fmt, ...)
  *               case and keeps it until after the leak check
  *   unreg-fail  --lifetime: lt_unreg() unregisters, then answers what the
  *               kernel says to a second unregistration (-ENXIO)
+ *   reg-efault-calm  --torture: every other whole-buffer registration of
+ *               the reg thread is made while no op that changes the
+ *               layout can run (t->layout held) and answers -EFAULT: no
+ *               race excuses it (tests/host/torture.sh reg-efault-calm)
  *   torture-deadline  --torture: the deadline passes as the threads
  *               start, a run of 0 s (tests/host/torture.sh floor)
  *   compact-slow  --torture: each compaction of the thp thread takes a

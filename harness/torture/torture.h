@@ -57,6 +57,7 @@ struct tt_thr {
 	pthread_t th;
 	uint64_t rng;
 	unsigned long iters;
+	unsigned long regs;		/* reg: whole-buffer registrations */
 	uint64_t seq;			/* hash of the first TT_SEQ_OPS choices */
 	unsigned long nseq;
 	struct pinner p;		/* io_uring's, its own instance */

@@ -138,6 +138,7 @@ static void reg_step(struct tt_thr *h)
 	struct iovec iov = { .iov_base = h->t->base, .iov_len = h->t->len };
 	uint64_t r = tt_rand(h) & 1;
 	struct tt_snap snap;
+	bool calm;
 	int ret;
 
 	seq_add(h, r);
@@ -145,11 +146,24 @@ static void reg_step(struct tt_thr *h)
 		reg_updates(h);
 		return;
 	}
+	/*
+	 * LONGPIN_TEST_FAULT=reg-efault-calm: every other one with the
+	 * layout ops held off, answering -EFAULT, which no race excuses
+	 */
+	calm = lp_test_fault("reg-efault-calm") && h->regs++ % 2;
+	if (calm)
+		pthread_mutex_lock(&h->t->layout);
 	snap = tt_snap_take(h->t);
 	ret = tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
 	tt_own(h->t, ret ? 0 : h->t->len, h->t->len);
+	if (calm && !ret)
+		unreg(h);
+	if (calm)
+		ret = -EFAULT;
 	tt_count(h->t, TC_REG);
 	tt_judge_reg(h, ret, "register", &snap);
+	if (calm)
+		pthread_mutex_unlock(&h->t->layout);
 	if (!ret) {
 		h->registered = true;
 		unreg(h);

@@ -73,6 +73,22 @@ reg-efault)
 	col note | grep -q "no registration succeeded in [0-9]* (the contract lets anon register)" ||
 		fail "note does not say that no registration succeeded: $(col note)"
 	pass "every registration refused: fail, reg_bad $(col reg_bad), raced $(col reg_raced)" ;;
+reg-efault-calm)
+	# a registration's -EFAULT is excused only when an op that changes
+	# the layout ran during that very call: every other registration of
+	# the reg thread, made with those ops held off, answers -EFAULT and
+	# each is bad; the others register, or race and are excused
+	LONGPIN_TEST_FAULT=reg-efault-calm run_longpin torture --seconds 2 --mem anon --size 4M \
+		--ops reg,remap,mremap,mprotect --csv "$csv"
+	[ "$rc" = 1 ] || fail "every other registration refused with no race: exit $rc, want 1"
+	[ "$(col verdict)" = fail ] || fail "verdict $(col verdict), want fail"
+	calm=$(($(col reg) / 2))
+	[ "$(col reg_bad)" = "$calm" ] ||
+		fail "reg_bad $(col reg_bad), want $calm: the -EFAULTs of the $(col reg) registrations made with no layout op meanwhile, and no other"
+	at_least reg_ok 100
+	at_least reg_raced 1
+	col note | grep -q "^register answered EFAULT" || fail "note does not name the bad answer: $(col note)"
+	pass "$calm -EFAULTs with no layout op meanwhile: each bad; reg_ok $(col reg_ok), raced $(col reg_raced) excused" ;;
 anon|memfd|tmpfs-shared|file-private)
 	tt "$case" 4M 3
 	row_ok 5000

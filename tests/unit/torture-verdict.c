@@ -5,10 +5,13 @@
  * by a kernel defect that the contract names for the memory type; a rise
  * of the count, or anything else wrong beside it, stays "fail". And every
  * contract names hugetlb-truncate-race for memfd-hugetlb alone
- * (common.inc's "torture" row). Exit 0, or 1 naming the first case that
- * fails.
+ * (common.inc's "torture" row). A registration's -EFAULT is excused as
+ * a race only when an op that changes the layout ran during that very
+ * call. Exit 0, or 1 naming the first case that fails.
  */
+#include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -59,6 +62,81 @@ static const struct verdict_case verdicts[] = {
 	{ "the known defect and a bad answer", true, true, true, false, "fail" },
 	{ "the known defect, no contract row for answers", false, true, true, true, "defect" },
 };
+
+/*
+ * A registration's answer (tt_judge_reg()): the contract's answer, or
+ * -EFAULT excused only when an op that may leave a range unmapped,
+ * read-only or past EOF (remap, mremap, trunc, mprotect) ran during that
+ * very call: it was running when the call began (@active), or began or
+ * ended before the call returned (@during).
+ */
+struct reg_case {
+	const char *what;
+	int ret;
+	bool efault_race;	/* such an op is among the run's threads */
+	bool unchecked;		/* no contract row for the type */
+	bool active, during;
+	enum tt_cnt want;
+};
+
+static const struct reg_case regs[] = {
+	{ "the contract's answer", 0, true, false, false, false, TC_REG_OK },
+	{ "the contract's answer while a layout op runs", 0, true, false, true, false, TC_REG_OK },
+	{ "-EFAULT, no layout op during the call", -EFAULT, true, false, false, false, TC_REG_BAD },
+	{ "-EFAULT, a layout op running as the call began", -EFAULT, true, false, true, false, TC_REG_RACED },
+	{ "-EFAULT, a layout op begun and ended during the call", -EFAULT, true, false, false, true, TC_REG_RACED },
+	{ "-EFAULT, a layout op running, none enabled", -EFAULT, false, false, true, true, TC_REG_BAD },
+	{ "another errno while a layout op runs", -ENOMEM, true, false, true, true, TC_REG_BAD },
+	{ "-EFAULT, no contract row for the type", -EFAULT, true, true, false, false, TC_REG_REFUSED },
+	{ "0, no contract row for the type", 0, false, true, false, false, TC_REG_OK },
+	{ "a refusal the contract does not give", -EOPNOTSUPP, true, false, false, false, TC_REG_BAD },
+};
+
+static int check_regs(void)
+{
+	static const enum tt_cnt outcomes[] = {
+		TC_REG_OK, TC_REG_REFUSED, TC_REG_RACED, TC_REG_BAD,
+	};
+	const struct reg_case *c;
+	struct tt_snap snap;
+	size_t i, j;
+
+	for (i = 0; i < ARRAY_SIZE(regs); i++) {
+		static struct tt t;
+		struct tt_thr h = { .t = &t };
+
+		c = &regs[i];
+		memset(&t, 0, sizeof(t));
+		pthread_mutex_init(&t.lock, NULL);
+		t.deadline = UINT64_MAX;
+		t.answers[0] = 0;
+		t.nanswers = 1;
+		t.efault_race = c->efault_race;
+		t.unchecked = c->unchecked;
+		if (c->active)
+			tt_lay_begin(&t);
+		snap = tt_snap_take(&t);
+		if (c->during) {
+			tt_lay_begin(&t);
+			tt_lay_end(&t);
+		}
+		tt_judge_reg(&h, c->ret, "register", &snap);
+		for (j = 0; j < ARRAY_SIZE(outcomes); j++) {
+			if (t.cnt[outcomes[j]] == (outcomes[j] == c->want))
+				continue;
+			printf("FAIL tt_judge_reg: %s: counted %s %lu, want %s\n",
+			       c->what, tt_cnt_names[outcomes[j]],
+			       t.cnt[outcomes[j]], tt_cnt_names[c->want]);
+			return 1;
+		}
+		if (c->want == TC_REG_BAD && !strstr(t.note, "register answered")) {
+			printf("FAIL tt_judge_reg: %s: note '%s' names no bad answer\n",
+			       c->what, t.note);
+			return 1;
+		}
+	}
+	return 0;
+}
 
 static const char *const contracts[] = {
 	"linux-6.1", "longpin", "linux-6.5+", "longpin-6.12",
@@ -131,11 +209,10 @@ int main(void)
 			return 1;
 		}
 	}
-	if (check_contracts())
+	if (check_contracts() || check_regs())
 		return 1;
-	printf("ok: %zu Rsvd readings, %zu falls, %zu verdicts, %zu contracts\n",
+	printf("ok: %zu Rsvd readings, %zu falls, %zu verdicts, %zu contracts, %zu registration answers\n",
 	       ARRAY_SIZE(fells), ARRAY_SIZE(explained),
-	       ARRAY_SIZE(verdicts),
-	       ARRAY_SIZE(contracts));
+	       ARRAY_SIZE(verdicts), ARRAY_SIZE(contracts), ARRAY_SIZE(regs));
 	return 0;
 }
