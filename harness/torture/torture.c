@@ -306,6 +306,8 @@ int torture_run(const struct mem_ops *ops, const struct opts *o,
 	/* system-wide, like nr_foll_pin: not judged beside other pinners */
 	if (!o->concurrent)
 		e.rsvd0 = rsvd_now();
+	/* where a fall may be the known defect, each truncation's share */
+	t.rsvd_judged = !o->concurrent && contract_torture_rsvd(c, ops->name);
 	ret = csv_check(o->csv, tt_header());
 	if (ret == LP_OK)
 		ret = tt_setup(&t);

@@ -103,7 +103,14 @@ struct tt {
 	unsigned long chg, chg_active;	/* content-changing ops: begun+ended, running */
 	/* ops that may leave a range unmapped, read-only or past EOF: the same */
 	unsigned long lay, lay_active;
-	unsigned long trunc_pages;	/* granules that truncations cut off */
+	/* ops that may reserve huge pages (remap's mmap of a file): the same */
+	unsigned long resv, resv_active;
+	bool rsvd_judged;		/* HugePages_Rsvd is read around truncations */
+	/*
+	 * reservations of pages that the truncations cut while they held
+	 * no page: what hugetlb-truncate-race can have given back twice
+	 */
+	unsigned long trunc_resv;
 	bool reg_expected;		/* the contract lets TYPE register written */
 	unsigned long cnt[TC_NR];
 	unsigned long late;		/* operations begun past the deadline */
@@ -164,6 +171,11 @@ void tt_chg_begin(struct tt *t);
 void tt_chg_end(struct tt *t);
 void tt_lay_begin(struct tt *t);
 void tt_lay_end(struct tt *t);
+void tt_resv_begin(struct tt *t);
+void tt_resv_end(struct tt *t);
+/* the ops that may reserve huge pages, before a call; did one run in it? */
+struct tt_snap tt_resv_take(struct tt *t);
+bool tt_resv_raced(struct tt *t, const struct tt_snap *s);
 /* is @ret one of the contract's answers for TYPE? */
 bool tt_contract_says(const struct tt *t, int ret);
 /* the contract's answers for TYPE at every prefault (they may differ) */
@@ -176,6 +188,8 @@ const char *tt_header(void);
 long rsvd_now(void);
 bool rsvd_fell(long before, long after, long total);
 bool rsvd_explained(long fell, long cut);
+/* what one truncation can have given back twice (hugetlb-truncate-race) */
+long lp_trunc_resv(long cut, long freed, long fell, bool fell_known);
 const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
 		       bool unchecked);
 /* judge the run after its threads and the teardown, write its row */

@@ -81,6 +81,33 @@ void tt_lay_end(struct tt *t)
 	__atomic_sub_fetch(&t->lay_active, 1, __ATOMIC_SEQ_CST);
 }
 
+/* An op that may reserve huge pages (remap's mmap of the file) runs. */
+void tt_resv_begin(struct tt *t)
+{
+	__atomic_add_fetch(&t->resv_active, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(&t->resv, 1, __ATOMIC_SEQ_CST);
+}
+
+void tt_resv_end(struct tt *t)
+{
+	__atomic_add_fetch(&t->resv, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&t->resv_active, 1, __ATOMIC_SEQ_CST);
+}
+
+struct tt_snap tt_resv_take(struct tt *t)
+{
+	return (struct tt_snap){
+		.lay = __atomic_load_n(&t->resv, __ATOMIC_SEQ_CST),
+		.lay_active = __atomic_load_n(&t->resv_active, __ATOMIC_SEQ_CST),
+	};
+}
+
+/* Did such an op run during the call that began at @s? */
+bool tt_resv_raced(struct tt *t, const struct tt_snap *s)
+{
+	return s->lay_active || __atomic_load_n(&t->resv, __ATOMIC_SEQ_CST) != s->lay;
+}
+
 struct tt_snap tt_snap_take(struct tt *t)
 {
 	return (struct tt_snap){

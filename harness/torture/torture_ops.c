@@ -10,12 +10,14 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -314,7 +316,10 @@ static void remap_step(struct tt_thr *h)
 		goto out;
 	}
 	sched_yield();
+	/* a shared hugetlb file's holes are reserved again by the mmap */
+	tt_resv_begin(t);
 	p = mmap(t->base + off, len, prot, flags, t->m.fd, t->m.fd < 0 ? 0 : off);
+	tt_resv_end(t);
 	if (p != t->base + off) {
 		tt_count(t, TC_HARNESS_ERR);
 		tt_note(t, "remap: mmap at %zu: %s", off,
@@ -426,10 +431,48 @@ static const char *trunc_why_not(const struct tt *t)
 	return NULL;
 }
 
+/* What a truncation starts from. */
+struct trunc_seen {
+	long blocks;		/* the file's (512 bytes each), -1: unknown */
+	long rsvd;		/* HugePages_Rsvd, LONG_MIN: not read */
+	struct tt_snap resv;	/* the ops that may reserve huge pages */
+};
+
+static void trunc_seen(struct tt *t, struct trunc_seen *s)
+{
+	struct stat st;
+
+	s->blocks = fstat(t->m.fd, &st) ? -1 : (long)st.st_blocks;
+	s->resv = tt_resv_take(t);
+	s->rsvd = t->rsvd_judged ? rsvd_now() : LONG_MIN;
+}
+
+/*
+ * After a truncation that cut @cut granules (@s: before it): what it can
+ * have given back twice (lp_trunc_resv()), added to t->trunc_resv. The
+ * file's blocks before and after tell the pages it freed; HugePages_Rsvd
+ * before and after, what it gave back, unless an op that reserves ran
+ * meanwhile (then the pages it cut that held none bound it alone).
+ */
+static void trunc_account(struct tt *t, const struct trunc_seen *s, long cut)
+{
+	long rsvd = s->rsvd == LONG_MIN ? LONG_MIN : rsvd_now(), freed = 0;
+	bool known = rsvd != LONG_MIN && !tt_resv_raced(t, &s->resv);
+	struct stat st;
+
+	if (s->blocks >= 0 && !fstat(t->m.fd, &st))
+		freed = (s->blocks - (long)st.st_blocks) * 512 / (long)t->gran;
+	__atomic_add_fetch(&t->trunc_resv,
+			   lp_trunc_resv(cut, freed, known ? s->rsvd - rsvd : 0,
+					 known),
+			   __ATOMIC_SEQ_CST);
+}
+
 static void trunc_step(struct tt_thr *h)
 {
 	struct tt *t = h->t;
 	uint64_t punch = tt_rand(h) & 1;
+	struct trunc_seen seen;
 	size_t off, len;
 	int ret;
 
@@ -449,10 +492,10 @@ static void trunc_step(struct tt_thr *h)
 		tt_chg_begin(t);
 		tt_lay_begin(t);
 		tt_count(t, TC_TRUNCATE);
+		trunc_seen(t, &seen);
 		ret = ftruncate(t->m.fd, off);
 		if (!ret)
-			__atomic_add_fetch(&t->trunc_pages, (t->len - off) / t->gran,
-					   __ATOMIC_SEQ_CST);
+			trunc_account(t, &seen, (t->len - off) / t->gran);
 		sched_yield();
 		if (ftruncate(t->m.fd, t->len)) {
 			tt_count(t, TC_HARNESS_ERR);

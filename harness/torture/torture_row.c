@@ -224,12 +224,35 @@ bool rsvd_fell(long before, long after, long total)
 
 /*
  * Can hugetlb-truncate-race explain a fall of HugePages_Rsvd by @fell?
- * Each race gives one page's reservation back twice, and only a page a
- * truncation cut off can race: at most @cut, the pages cut.
+ * Each race gives one page's reservation back twice, and only a
+ * reservation a truncation gave back can be given back twice: at most
+ * @resv, what the run's truncations can have given back (lp_trunc_resv()).
  */
-bool rsvd_explained(long fell, long cut)
+bool rsvd_explained(long fell, long resv)
 {
-	return fell > 0 && fell <= cut;
+	return fell > 0 && fell <= resv;
+}
+
+/*
+ * What one truncation can have given back twice. The race (a fault on a
+ * reserved page that the truncation finds empty, and gives the page's
+ * reservation back while the fault consumes it) needs a page the
+ * truncation cut that held no page: at most @cut granules less the
+ * @freed ones it took out of the file. And the truncation gave each such
+ * reservation back, so HugePages_Rsvd fell across it by as many at least
+ * (@fell), where that reading is the truncation's own (@fell_known: no op
+ * that reserves ran meanwhile); a fault that consumed a reservation
+ * meanwhile only adds to the fall.
+ */
+long lp_trunc_resv(long cut, long freed, long fell, bool fell_known)
+{
+	long holes = cut - (freed > 0 ? freed : 0);
+
+	if (holes < 0)
+		holes = 0;
+	if (fell_known && fell < holes)
+		holes = fell > 0 ? fell : 0;
+	return holes;
 }
 
 /*
@@ -252,24 +275,25 @@ const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
  * The contract's name for HugePages_Rsvd's fall of @e when that known
  * defect explains it: hugetlb-truncate-race, a truncation racing a
  * fault on a reserved page, gives that page's reservation back twice,
- * so the fall is at most the huge pages the run's truncations cut off.
- * Else NULL, the fall a failure; the note says which.
+ * so the fall is at most the reservations the run's truncations gave
+ * back of pages they cut while those held none (t->trunc_resv). Else
+ * NULL, the fall a failure; the note says which.
  */
 static const char *rsvd_defect(struct tt *t, const struct tt_end *e)
 {
 	const char *name = contract_torture_rsvd(t->c, t->ops->name);
-	long fell = -e->rsvd, cut = t->trunc_pages;
+	long fell = -e->rsvd, resv = t->trunc_resv;
 
 	if (!name || !rsvd_fell(e->rsvd0, e->rsvd0 + e->rsvd,
 				meminfo_kb("HugePages_Total:")))
 		return NULL;
-	if (rsvd_explained(fell, cut)) {
-		tt_note(t, "HugePages_Rsvd fell by %ld: the known kernel defect %s (a truncation racing a fault on a reserved huge page gives its reservation back twice), which the %lu truncations here, cutting %ld huge pages, can explain",
-			fell, name, t->cnt[TC_TRUNCATE], cut);
+	if (rsvd_explained(fell, resv)) {
+		tt_note(t, "HugePages_Rsvd fell by %ld: the known kernel defect %s (a truncation racing a fault on a reserved huge page gives its reservation back twice), which the %lu truncations here, giving back at most %ld reservations of pages they cut while those held none, can explain",
+			fell, name, t->cnt[TC_TRUNCATE], resv);
 		return name;
 	}
-	tt_note(t, "HugePages_Rsvd fell by %ld, more than the %ld huge pages that the %lu truncations cut off: not the known defect %s",
-		fell, cut, t->cnt[TC_TRUNCATE], name);
+	tt_note(t, "HugePages_Rsvd fell by %ld, more than the %ld reservations that the %lu truncations can have given back of pages they cut while those held none: not the known defect %s",
+		fell, resv, t->cnt[TC_TRUNCATE], name);
 	return NULL;
 }
 
