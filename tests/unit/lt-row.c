@@ -16,6 +16,7 @@
 
 struct row_case {
 	const char *what;
+	bool unchecked;		/* no contract describes the kernel */
 	bool defect;		/* the contract names the loss (-EIO defect) */
 	bool have_expected;	/* the contract has a row */
 	int expected, result;
@@ -28,33 +29,37 @@ struct row_case {
 };
 
 static const struct row_case cases[] = {
-	{ "a known loss that showed", true, true, -EIO, -EIO, true, false,
+	{ "a known loss that showed", false, true, true, -EIO, -EIO, true, false,
 	  false, "defect", LP_OK, NULL },
-	{ "a known loss whose data survived the page-out", true, true, -EIO,
+	{ "a known loss whose data survived the page-out", false, true, true, -EIO,
 	  0, false, false, false, "fixed", LP_OK, "did not show" },
-	{ "a known loss row that did not happen", true, true, -EIO, 0, false,
+	{ "a known loss row that did not happen", false, true, true, -EIO, 0, false,
 	  false, true, "unexercised", LT_UNEXERCISED, NULL },
-	{ "a known loss row answering -EIO for a failed check", true, true,
+	{ "a known loss row answering -EIO for a failed check", false, true, true,
 	  -EIO, -EIO, false, true, false, "fail", LP_FAIL,
 	  "not the contract's known defect" },
-	{ "a known loss row whose loss showed beside a failed check", true,
+	{ "a known loss row whose loss showed beside a failed check", false, true,
 	  true, -EIO, -EIO, true, true, false, "fail", LP_FAIL, NULL },
-	{ "a known loss row, -EIO but no byte of a page out lost", true, true,
+	{ "a known loss row, -EIO but no byte of a page out lost", false, true, true,
 	  -EIO, -EIO, false, false, false, "fail", LP_FAIL, NULL },
-	{ "a known loss row answering another errno", true, true, -EIO,
+	{ "a known loss row answering another errno", false, true, true, -EIO,
 	  -EFAULT, false, false, false, "fail", LP_FAIL, NULL },
-	{ "a known loss row that kept its data beside a failed check", true,
+	{ "a known loss row that kept its data beside a failed check", false, true,
 	  true, -EIO, 0, false, true, false, "fail", LP_FAIL, NULL },
-	{ "the expected answer", false, true, 0, 0, false, false, false,
+	{ "the expected answer", false, false, true, 0, 0, false, false, false,
 	  "pass", LP_OK, NULL },
-	{ "data lost where the contract expects it kept", false, true, 0,
+	{ "data lost where the contract expects it kept", false, false, true, 0,
 	  -EIO, true, false, false, "fail", LP_FAIL, NULL },
-	{ "a row that did not happen", false, true, 0, 0, false, false, true,
+	{ "a row that did not happen", false, false, true, 0, 0, false, false, true,
 	  "unexercised", LT_UNEXERCISED, NULL },
-	{ "no contract row: 0 expected", false, false, 0, 0, false, false,
+	{ "no contract row: 0 expected", false, false, false, 0, 0, false, false,
 	  false, "pass", LP_OK, NULL },
-	{ "no contract row, a failed check of the case", false, false, 0,
+	{ "no contract row, a failed check of the case", false, false, false, 0,
 	  -EIO, false, false, false, "fail", LP_FAIL, NULL },
+	{ "no contract at all", true, false, false, 0, 0, false, false, false,
+	  "unchecked", LP_OK, NULL },
+	{ "no contract at all, a failed check of the case", true, false,
+	  false, 0, -EIO, false, false, false, "fail", LP_FAIL, NULL },
 };
 
 int main(void)
@@ -75,7 +80,7 @@ int main(void)
 		t.r.have_expected = c->have_expected;
 		t.r.expected = c->expected;
 		t.r.unexercised = c->unexercised ? "no page left memory" : NULL;
-		t.unchecked = false;
+		t.unchecked = c->unchecked;
 		t.defect = c->defect;
 		t.lost = c->lost;
 		t.failed = c->failed;

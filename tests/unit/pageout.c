@@ -49,6 +49,8 @@ static const struct po_case cases[] = {
 	  { 1024, 1024, 0, 4194304, 0, 4096 }, LP_PO_DIRTY_LOST },
 	{ "1,001 of 1,024 pages out, every page back whole",
 	  { 1024, 1001, 1024, 0, 0, 0 }, LP_PO_PARTIAL },
+	{ "1,023 of 1,024 pages out, every page back whole",
+	  { 1024, 1023, 1024, 0, 0, 0 }, LP_PO_PARTIAL },
 	{ "1,023 of 1,024 pages out, each of them lost",
 	  { 1024, 1023, 1, 4190208, 0, 0 }, LP_PO_LOST },
 	{ "pages out lost, and bytes changed on a page that stayed",
