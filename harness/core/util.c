@@ -61,6 +61,9 @@ void lp_warn(const char *fmt, ...)
  *               the reg thread is made while no op that changes the
  *               layout can run (t->layout held) and answers -EFAULT: no
  *               race excuses it (tests/host/torture.sh reg-efault-calm)
+ *   torture-pin-leak  --torture: a ring of its own registers the buffer
+ *               after the threads and keeps it until the run is judged
+ *               (tests/host/torture.sh pin-leak)
  *   torture-deadline  --torture: the deadline passes as the threads
  *               start, a run of 0 s (tests/host/torture.sh floor)
  *   compact-slow  --torture: each compaction of the thp thread takes a

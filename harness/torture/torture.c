@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "torture.h"
@@ -283,6 +284,34 @@ static size_t threads_run(struct tt *t, struct tt_thr *h, size_t n,
 	return started;
 }
 
+/*
+ * LONGPIN_TEST_FAULT=torture-pin-leak: after the threads, a ring of its
+ * own registers the buffer and keeps it until the run is judged, as a
+ * registration the kernel never released would: true when it holds one.
+ */
+static bool leak_begin(struct tt *t, struct pinner *p)
+{
+	struct iovec iov = { .iov_base = t->base, .iov_len = t->len };
+
+	if (!lp_test_fault("torture-pin-leak") || !t->mem_up)
+		return false;
+	*p = (struct pinner){ .entries = TT_RING_ENTRIES, .nowarn = true };
+	if (pinner_open(p, t->o))
+		return false;
+	if (!p->ops->table_pin(p, &iov, 1))
+		return true;
+	pinner_close(p);
+	return false;
+}
+
+static void leak_end(struct pinner *p, bool leaking)
+{
+	if (!leaking)
+		return;
+	p->ops->table_unpin(p);
+	pinner_close(p);
+}
+
 /* Without --size: 4 MiB, or 4 granules where a granule is 2 MiB or more. */
 size_t torture_default_size(const struct mem_ops *ops)
 {
@@ -298,6 +327,8 @@ int torture_run(const struct mem_ops *ops, const struct opts *o,
 			splitmix64(now_ns() ^ (uint64_t)getpid() << 32);
 	char names[160];
 	struct tt_end e = { .rsvd0 = -1, .kmsg = -1 };
+	struct pinner leak;
+	bool leaking;
 	size_t n;
 	int ret;
 
@@ -325,8 +356,10 @@ int torture_run(const struct mem_ops *ops, const struct opts *o,
 	lp_pins_begin(&t.pins, !o->concurrent);
 	e.kmsg = kmsg_open();
 	threads_run(&t, h, n, seed);
+	leaking = leak_begin(&t, &leak);
 	tt_teardown(&t);
 	ret = tt_finish(&t, h, n, &e);
+	leak_end(&leak, leaking);
 out:
 	tt_teardown(&t);
 	lp_pins_end(&t.pins);

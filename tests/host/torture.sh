@@ -6,6 +6,7 @@
 . "$(dirname "$0")/../lib.sh"
 export TMPDIR=$T
 case=$1
+rc=0
 export LONGPIN_FILE_DIR=${LONGPIN_FILE_DIR:-$T}
 unset LONGPIN_TMPFS_DIR
 csv=$T/t.csv
@@ -89,6 +90,23 @@ reg-efault-calm)
 	at_least reg_raced 1
 	col note | grep -q "^register answered EFAULT" || fail "note does not name the bad answer: $(col note)"
 	pass "$calm -EFAULTs with no layout op meanwhile: each bad; reg_ok $(col reg_ok), raced $(col reg_raced) excused" ;;
+pin-leak)
+	# a registration left after the threads (LONGPIN_TEST_FAULT=
+	# torture-pin-leak keeps one of the whole buffer until the run is
+	# judged): VmPin not back, the run fails saying so; with
+	# --concurrent too, where VmPin alone judges it (nr_foll_pin is left
+	# to the caller)
+	for conc in "" --concurrent; do
+		# shellcheck disable=SC2086
+		LONGPIN_TEST_FAULT=torture-pin-leak run_longpin torture --seconds 1 --mem anon --size 4M \
+			--ops reg,madvise $conc --csv "$csv"
+		[ "$rc" = 1 ] || fail "a pin left after the run ($conc): exit $rc, want 1"
+		[ "$(col verdict)" = fail ] || fail "verdict $(col verdict) ($conc), want fail"
+		[ "$(col vmpin_leak_kb)" = 4096 ] || fail "vmpin_leak_kb $(col vmpin_leak_kb) ($conc), want 4096"
+		col note | grep -q "pin leak: VmPin +4096 kB" || fail "note does not name the leak ($conc): $(col note)"
+	done
+	[ "$(col foll_pin_delta)" = - ] || fail "--concurrent: foll_pin_delta $(col foll_pin_delta), want -"
+	pass "a registration kept past the run: fail, VmPin +4096 kB, with --concurrent too" ;;
 anon|memfd|tmpfs-shared|file-private)
 	tt "$case" 4M 3
 	row_ok 5000
