@@ -119,7 +119,13 @@ schema-mismatch)
 	pass "schema 9: exit 2 with the message" ;;
 malformed)
 	bad_input short-line.csv "3: 6 fields, the header has 63"
-	pass "a short line: exit 2 naming file:line" ;;
+	# a header of no schema: one column renamed
+	sed '1s/,verdict,/,verdikt,/' "$D/stock.csv" >"$T/renamed.csv"
+	run_compare "$D/stock.csv" "$T/renamed.csv"
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] && [ ! -s "$T/out" ] || fail "a renamed column: exit $rc"
+	grep -qE "renamed.csv:1: not a header of longpin's CSV schemas 1 to 4 \(column [0-9]+ is 'verdikt', not 'verdict'\)" "$T/err" ||
+		fail "a renamed column is not named"
+	pass "a short line, a renamed column: exit 2 naming file:line" ;;
 no-header)
 	bad_input no-header.csv "1: no header"
 	bad_input empty.csv "1: empty file"
@@ -477,7 +483,14 @@ repeats)
 	run_compare --repeats "$T"/r1/stock.csv "$T"/r2/stock.csv
 	[ "$rc" = 2 ] && has "$T/err" "give files of 2 kernels or more" ||
 		fail "--repeats of one kernel: exit $rc"
-	pass "--repeats: one kernel per basename, the median of the repeats' medians" ;;
+	# repeats of one kernel written by two longpins (two headers)
+	to_schema2 stock tcg
+	mkdir -p "$T/s2"
+	mv "$T/stock.csv" "$T/s2/stock.csv"
+	run_compare --repeats "$T"/r1/stock.csv "$T"/s2/stock.csv "$T"/r1/patched.csv "$T"/r2/patched.csv
+	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] || fail "--repeats of two headers: exit $rc"
+	has "$T/err" "$T/s2/stock.csv:1: its header differs from $T/r1/stock.csv's: give repeats written by the same longpin"
+	pass "--repeats: one kernel per basename, the median of the repeats' medians; two headers of one kernel refused" ;;
 grid)
 	# verdicts.png of a run as large as run.sh's default (two kernels,
 	# every memory type of `longpin types` by 3 prefaults by io_uring,
@@ -629,7 +642,15 @@ out-foreign)
 	[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] || fail "a foreign file in --plots: exit $rc"
 	has "$T/err" "--plots $T/plots holds reg.gp, which longpin-compare did not write"
 	[ "$(ls -A "$T/plots")" = reg.gp ] || fail "written into a foreign plots directory"
-	pass "a foreign report or plots directory: exit 2, left as it was" ;;
+	# --plots naming a file, not a directory, --force or not
+	for args in "" --force; do
+		# shellcheck disable=SC2086
+		run_compare $args --plots "$T/r.md" "$D/stock.csv" "$D/patched.csv"
+		[ "$rc" = 2 ] && [ "$(wc -l <"$T/err")" = 1 ] || fail "--plots of a file ($args): exit $rc"
+		has "$T/err" "--plots $T/r.md is not a directory: give a new or empty directory"
+		cmp -s "$T/r.md" "$T/r.orig" || fail "--plots of a file ($args): the file changed"
+	done
+	pass "a foreign report or plots directory, or plots onto a file: exit 2, left as it was" ;;
 out-own)
 	# its own report and plots of an earlier run: overwritten without
 	# --force; a plot that has no data any more is removed
