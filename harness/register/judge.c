@@ -107,6 +107,68 @@ bool row_checks(const struct row *r, char *note, size_t n)
 }
 
 /*
+ * A leak the contract names (vfio-reserved-unpin: type1 never unpins a
+ * device-dax page) is that defect only when what leaked is exactly the
+ * buffer's device-dax pages, every other page's pin dropped: else it is
+ * a leak of its own, a failure. *d gets DEFECT_SHOWN or DEFECT_ABSENT
+ * (nothing leaked); returns true when the row fails.
+ */
+static bool leak_as_named(const struct lp_pin_row *p, enum row_defect *d,
+			  char *note, size_t n)
+{
+	long leaked = p->acq - p->rel;
+
+	if (!leaked) {
+		*d = DEFECT_ABSENT;
+		add_note(note, n, "known defect %s: its pins balance", p->leak);
+		return false;
+	}
+	if (p->dev_pages > 0 && leaked == p->dev_pages) {
+		*d = DEFECT_SHOWN;
+		add_note(note, n, "known defect %s: the pins of the %ld device-dax pages leaked, the others' dropped",
+			 p->leak, p->dev_pages);
+		return false;
+	}
+	return add_note(note, n, "pin leak of %ld pages, not the %ld device-dax pages that known defect %s leaks",
+			leaked, p->dev_pages, p->leak);
+}
+
+/*
+ * A pinner row's pins (@p, its pin window's figures: core/pins.c): every
+ * pin taken was dropped, where the nr_foll_pin counters count the row's
+ * pins (VmPin is checked by row_checks(): gup_test does not charge it,
+ * RDMA does). Fewer acquired than the row pinned fails it. Where other
+ * pinners moved the counters, or a row whose contract names a leak
+ * cannot count its pins, the row cannot see what it checks: r->unchecked
+ * says why, never a pass. A leak the contract names is judged by
+ * leak_as_named() instead, where the unpin held. Returns true when the
+ * row fails; *d: what the known leak did.
+ */
+bool lp_pin_row_judge(const struct lp_pin_row *p, struct row *r,
+		      enum row_defect *d, char *note, size_t n)
+{
+	if (p->fewer)
+		return add_note(note, n, "%s", p->fewer);
+	if (p->foreign) {
+		r->unchecked = p->foreign;
+		add_note(note, n, "leak check unchecked: %s", p->foreign);
+		return false;
+	}
+	if (p->leak && p->uncounted) {
+		r->unchecked = p->uncounted;
+		add_note(note, n, "known defect %s not seen: pins not counted here: %s",
+			 p->leak, p->uncounted);
+		return false;
+	}
+	if (p->leak && !p->unpin_failed)
+		return leak_as_named(p, d, note, n);
+	if (p->uncounted || p->acq == p->rel)
+		return false;
+	return add_note(note, n, "pin leak: nr_foll_pin acquired %ld, released %ld",
+			p->acq, p->rel);
+}
+
+/*
  * A pin that got fewer pages than the contract says (-EFAULT, or
  * gup_test's -REFUSED and -PARTIAL) may be a file system too full to back
  * them: GUP cannot fault them in, and a full file system says so only

@@ -27,6 +27,24 @@ static bool pins_counted(const struct pinner *p, const struct opts *o)
 }
 
 /*
+ * Why the machine's nr_foll_pin counters do not tell this row's pins, or
+ * NULL when they do: a pinner with I/O pins pages between the pin and the
+ * unpin, --concurrent runs other pinners meanwhile, and a window that was
+ * not judged (no counters, not root) has no figures.
+ */
+static const char *pins_uncounted(const struct pinner *p, const struct opts *o,
+				  const struct lp_pins *w)
+{
+	if (p->ops->io)
+		return "its I/O pins pages between the pin and the unpin";
+	if (o->concurrent)
+		return "other processes pin meanwhile (--concurrent)";
+	if (w->state == LP_PINS_OFF)
+		return w->why[0] ? w->why : "no nr_foll_pin counters here";
+	return NULL;
+}
+
+/*
  * Pin, do what the pinner does meanwhile, read the counters, unpin, run
  * the cycles, inside the row's pin window @w (core/pins.c: the
  * machine-wide lock, exclusive where the counters judge the row). A
@@ -85,61 +103,6 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 	return ret;
 }
 
-/*
- * Every pin taken was dropped: the row's pin window balances, where the
- * counters judge it (a pinner without I/O, whose gup_test pins charge no
- * VmPin); VmPin is checked by row_checks(). Counters that other pinners
- * moved leave the row unchecked (r->unchecked), never failed.
- */
-static bool pins_balance(const struct lp_pins *w, struct row *r, char *note,
-			 size_t n)
-{
-	switch (w->state) {
-	case LP_PINS_LEAK:
-		return add_note(note, n, "pin leak: nr_foll_pin acquired %ld, released %ld",
-				w->acq, w->rel);
-	case LP_PINS_SHORT:
-		return add_note(note, n, "%s", w->why);
-	case LP_PINS_FOREIGN:
-		r->unchecked = w->why;
-		add_note(note, n, "leak check unchecked: %s", w->why);
-		return false;
-	default:
-		return false;
-	}
-}
-
-/*
- * A leak the contract names (vfio-reserved-unpin: type1 never unpins a
- * device-dax page) is that defect only when what leaked is exactly the
- * buffer's device-dax pages, every other page's pin dropped: else it is
- * a leak of its own, a failure. @d gets DEFECT_SHOWN or DEFECT_ABSENT
- * (nothing leaked); returns true when the row fails.
- */
-static bool leak_as_named(const struct lp_pins *w, const struct mem *m,
-			  const char *leak, enum row_defect *d, char *note,
-			  size_t n)
-{
-	long dev = devdax_pages(m->addr, m->len), leaked = w->acq - w->rel;
-
-	if (w->state == LP_PINS_SHORT)
-		return add_note(note, n, "%s", w->why);
-
-	if (!leaked) {
-		*d = DEFECT_ABSENT;
-		add_note(note, n, "known defect %s: its pins balance", leak);
-		return false;
-	}
-	if (dev > 0 && leaked == dev) {
-		*d = DEFECT_SHOWN;
-		add_note(note, n, "known defect %s: the pins of the %ld device-dax pages leaked, the others' dropped",
-			 leak, dev);
-		return false;
-	}
-	return add_note(note, n, "pin leak of %ld pages, not the %ld device-dax pages that known defect %s leaks",
-			leaked, dev, leak);
-}
-
 /* Where the prober ran: a fact about the figures, not a failure. */
 static void probe_note(const struct cycles_result *c, char *note, size_t n)
 {
@@ -173,7 +136,7 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	char note[512] = "", key[32];
 	enum row_defect d = DEFECT_NONE;
 	struct lp_pins w = { .fd = -1 };
-	const char *leak;
+	struct lp_pin_row pins;
 	bool failed;
 	struct mem m;
 	int ret;
@@ -199,17 +162,18 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	if (a.unpin_result)
 		failed = add_note(note, sizeof(note), "%s: the unpin answered %s",
 				  p->ops->pin_call, errno_name(a.unpin_result));
-	/* a leak the contract names is that defect, not a failure */
-	leak = contract_leak(c, key, r.mem, r.pf, r.size);
-	if (leak && w.state == LP_PINS_FOREIGN)
-		failed |= pins_balance(&w, &r, note, sizeof(note));
-	else if (leak && (w.state == LP_PINS_OFF || !pins_counted(p, o)))
-		add_note(note, sizeof(note), "known defect %s: pins not counted here%s%s",
-			 leak, w.why[0] ? ": " : "", w.why);
-	else if (leak && !a.unpin_result)
-		failed |= leak_as_named(&w, &m, leak, &d, note, sizeof(note));
-	else
-		failed |= pins_balance(&w, &r, note, sizeof(note));
+	/* the row's pins, and a leak the contract names: that defect */
+	pins = (struct lp_pin_row){
+		.leak = contract_leak(c, key, r.mem, r.pf, r.size),
+		.uncounted = pins_uncounted(p, o, &w),
+		.foreign = w.state == LP_PINS_FOREIGN ? w.why : NULL,
+		.fewer = w.state == LP_PINS_SHORT ? w.why : NULL,
+		.acq = w.acq, .rel = w.rel,
+		.unpin_failed = a.unpin_result,
+	};
+	if (pins.leak)
+		pins.dev_pages = devdax_pages(m.addr, m.len);
+	failed |= lp_pin_row_judge(&pins, &r, &d, note, sizeof(note));
 	if (a.note[0])
 		add_note(note, sizeof(note), "%s", a.note);
 	ret = row_judge(&r, failed, d, note);

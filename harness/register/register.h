@@ -36,4 +36,22 @@ bool row_checks(const struct row *r, char *note, size_t n);
 /* a refused pin that a full file system may explain: LP_SKIP, else LP_OK */
 int env_cause(struct mem *m, const struct row *r);
 
+/* A pinner row's pins as its window counted them, and the contract's known leak. */
+struct lp_pin_row {
+	const char *leak;	/* the contract's leak=NAME, NULL: none */
+	const char *uncounted;	/* why nr_foll_pin does not count the row's pins, NULL: it does */
+	const char *foreign;	/* other pinners moved the counters: the figures, NULL: none */
+	const char *fewer;	/* fewer acquired than the row pinned: why, NULL: not */
+	long acq, rel;		/* nr_foll_pin acquired and released over the row */
+	long dev_pages;		/* the buffer's device-dax pages */
+	bool unpin_failed;	/* the unpin answered an error */
+};
+/*
+ * judge.c: the row's pins against its known leak; r->unchecked where it
+ * cannot see them, *d what the leak did. Returns true when the row fails
+ * (the note says why).
+ */
+bool lp_pin_row_judge(const struct lp_pin_row *p, struct row *r,
+		      enum row_defect *d, char *note, size_t n);
+
 #endif
