@@ -179,7 +179,8 @@ static int gup_pin(struct pinner *p, struct mem *m, struct pin_answer *a)
 	}
 	a->pin_ns = g.get_delta_usec * 1000.0 / kpages;
 	a->unpin_ns = g.put_delta_usec * 1000.0 / kpages;
-	/* page by page: the answer */
+	/* page by page: the answer; both calls pinned the whole buffer */
+	a->tried = 2 * (long)kpages;
 	ret = gup_ioctl(p, m, 1, &g);
 	if (ret) {
 		a->result = ret;

@@ -21,6 +21,11 @@
 struct pin_answer {
 	int result;		/* 0, -errno, -LP_REFUSED or -LP_PARTIAL */
 	long pinned;		/* 4 KiB pages pinned, -1: unknown */
+	/*
+	 * 4 KiB pages pin() asked the kernel to pin, counting every call
+	 * (gup_test's two ioctls over the buffer); 0: the buffer's once
+	 */
+	long tried;
 	double pin_ns;		/* per 4 KiB page; NaN: not measured */
 	double unpin_ns;
 	bool held;		/* pin() left the pin held until unpin() */

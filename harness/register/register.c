@@ -72,7 +72,7 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 	probe_take(&pr[1]);
 	pages_take(r, m, 1);
 	lp_pins_own(w, !a->result ? pages : a->pinned > 0 ? a->pinned : 0,
-		    pages);
+		    a->tried > 0 ? a->tried : pages);
 	pr[2] = p->ops->io ? pr[1] : pr[0];
 	if (a->held) {
 		if (o->inject && !strcmp(o->inject, "leak"))
@@ -91,7 +91,8 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 		ret = lp_err(LP_EUSAGE, "--cycles: out of memory or threads");
 	if (o->cycles)
 		lp_pins_own(w, !a->result && !r->cyc.failed_at ?
-			    pages * o->cycles : 0, pages * o->cycles);
+			    pages * o->cycles : 0,
+			    (a->tried > 0 ? a->tried : pages) * o->cycles);
 	probe_take(&pr[3]);
 	lp_pins_end(w);
 	if (leaking)
