@@ -27,6 +27,24 @@ static bool pins_counted(const struct pinner *p, const struct opts *o)
 }
 
 /*
+ * Pages a read-only pin takes without counting them: the zero page,
+ * which GUP hands back unpinned since upstream c8070b787519 (6.5, and
+ * 6.1.192 by Debian's backport), so nr_foll_pin need not move for it.
+ * Counted after pin(), while the PTEs the pin faulted in are there;
+ * 0 for a writable pin (it breaks COW first) or when pagemap cannot say.
+ */
+static long uncounted(const struct pinner *p, const struct mem *m)
+{
+	struct zero_pfns z;
+	long n;
+
+	if (p->write)
+		return 0;
+	n = zero_page_ptes(m->addr, m->len, &z);
+	return n > 0 ? n : 0;
+}
+
+/*
  * Why the machine's nr_foll_pin counters do not tell this row's pins, or
  * NULL when they do: a pinner with I/O pins pages between the pin and the
  * unpin, --concurrent runs other pinners meanwhile, and a window that was
@@ -61,7 +79,7 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 {
 	struct probe pr[4];	/* before, pinned, before the unpin, after */
 	struct pinner leak = { 0 };
-	long pages = m->len / 4096;
+	long pages = m->len / 4096, own, zero;
 	bool leaking = false;
 	int ret = LP_OK;
 
@@ -71,7 +89,9 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 	p->ops->pin(p, m, a);
 	probe_take(&pr[1]);
 	pages_take(r, m, 1);
-	lp_pins_own(w, !a->result ? pages : a->pinned > 0 ? a->pinned : 0,
+	own = !a->result ? pages : a->pinned > 0 ? a->pinned : 0;
+	zero = uncounted(p, m);
+	lp_pins_own(w, own > zero ? own - zero : 0,
 		    a->tried > 0 ? a->tried : pages);
 	pr[2] = p->ops->io ? pr[1] : pr[0];
 	if (a->held) {
@@ -91,7 +111,7 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 		ret = lp_err(LP_EUSAGE, "--cycles: out of memory or threads");
 	if (o->cycles)
 		lp_pins_own(w, !a->result && !r->cyc.failed_at ?
-			    pages * o->cycles : 0,
+			    (own > zero ? own - zero : 0) * o->cycles : 0,
 			    (a->tried > 0 ? a->tried : pages) * o->cycles);
 	probe_take(&pr[3]);
 	lp_pins_end(w);
