@@ -60,8 +60,9 @@ fi
 # LONGPIN_LT_CYCLES: fewer cycles on a slow (debug) kernel; default 10,000
 pins() {
 	echo 1 >/proc/sys/vm/stat_refresh 2>/dev/null
+	# the fields as they are: awk prints a number past 2^31 as 2.35e+09
 	awk '/^nr_foll_pin_acquired/ { a = $2 } /^nr_foll_pin_released/ { r = $2 }
-		END { print a + 0, r + 0 }' /proc/vmstat
+		END { print (a == "" ? 0 : a), (r == "" ? 0 : r) }' /proc/vmstat
 }
 cycles_all() {
 	if [ "$dry" = 1 ]; then
