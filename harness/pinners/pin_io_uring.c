@@ -13,10 +13,12 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <linux/capability.h>
 #include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -171,6 +173,41 @@ static int uring_check(const struct opts *o, unsigned int copies)
 	return o->no_memlock_check ? LP_OK : memlock_check(o, copies);
 }
 
+/*
+ * The ring as an application without CAP_IPC_LOCK has it. The kernel
+ * charges such a ring's registered buffers to the process (VmPin,
+ * pinned_vm) and its user (locked_vm, against RLIMIT_MEMLOCK), and a
+ * row's leak check reads VmPin; 6.12 charged VmPin whatever the ring's
+ * creator, 7.2 charges nothing to a ring made with the capability
+ * (io_buffer_account_pin() returns early without ctx->user), so a pin
+ * left there would not show. A thread that has the capability makes its
+ * ring with it dropped from its effective set, RLIMIT_MEMLOCK raised to
+ * unlimited first (a limit that never held for it), and takes it back
+ * after; where either cannot be done, the ring is made as before.
+ */
+static int ring_init(unsigned int n, struct io_uring *ring)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+	const struct rlimit inf = { RLIM_INFINITY, RLIM_INFINITY };
+	const __u32 bit = 1u << CAP_IPC_LOCK;
+	bool drop;
+	int ret;
+
+	drop = !syscall(SYS_capget, &h, d) && (d[0].effective & bit) &&
+	       !setrlimit(RLIMIT_MEMLOCK, &inf);
+	if (drop) {
+		d[0].effective &= ~bit;
+		drop = !syscall(SYS_capset, &h, d);
+	}
+	ret = io_uring_queue_init(n, ring, 0);
+	if (drop) {
+		d[0].effective |= bit;
+		syscall(SYS_capset, &h, d);
+	}
+	return ret;
+}
+
 static int uring_open(struct pinner *p)
 {
 	unsigned int n = p->entries ? p->entries : ring_entries(p->o);
@@ -179,7 +216,7 @@ static int uring_open(struct pinner *p)
 	p->priv = calloc(1, sizeof(struct io_uring));
 	if (!p->priv)
 		return p->nowarn ? -ENOMEM : lp_err(LP_EUSAGE, "out of memory");
-	ret = io_uring_queue_init(n, p->priv, 0);
+	ret = ring_init(n, p->priv);
 	if (!ret)
 		return LP_OK;
 	free(p->priv);
