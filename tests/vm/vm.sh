@@ -156,10 +156,10 @@ pinners)
 	[ -z "$bad" ] || fail "rows not pass against $contract: $bad"
 	# where the pinners differ from io_uring: a writable long-term pin of
 	# a shared ext4 mapping is taken by stock 6.1 (the LWN seed's danger),
-	# refused by ours and by 6.5+ (gup_test counts pages: REFUSED)
+	# refused by ours and by 6.5+, 7.2 too (gup_test counts pages: REFUSED)
 	case $contract in
 	linux-6.1) want=- ;;
-	linux-6.5+) want=EFAULT ;;  # rdma's errno; gup_test's below
+	linux-6.5+ | linux-7.2+) want=EFAULT ;;  # rdma's errno; gup_test's below
 	*) want=REFUSED ;;
 	esac
 	[ $ran = gup ] && [ "$want" = EFAULT ] && want=REFUSED
