@@ -7,11 +7,14 @@
 # newest Debian ships, fetched from unstable into <cache>/sources/ by
 # vm/longpin-vm build --kernel stock-7.2). checkpatch.pl and its data files are taken from
 # /usr/src/linux-source-BASE.tar.xz (LONGPIN_SRC=DIR: from DIR) once, into
-# <cache>/checkpatch/, and run from there: outside any git tree, so the
-# commit ids a changelog cites are not looked up and each gives an
-# "Unknown commit id" warning (verify them in an upstream clone).
+# <cache>/checkpatch/, and run from there, outside any git tree.
+# LONGPIN_LINUX_GIT=DIR (an upstream clone, or its .git): checkpatch looks
+# up there every commit id a changelog cites, and an id it does not know
+# is a warning. Without it the ids cannot be looked up: checkpatch's
+# UNKNOWN_COMMIT_ID is left out, and a line says so.
 #
-# Prints each patch's ERROR, WARNING and CHECK lines and its total line.
+# Prints each patch's ERROR, WARNING and CHECK lines and its total line,
+# and at the end the errors and warnings of each series.
 # Exit 0: no patch has an ERROR; 1: one has; 2: bad setup; 3: a base's
 # tarball is missing (its name on stderr; tests/host/checkpatch.sh skips).
 set -uo pipefail
@@ -46,12 +49,29 @@ checkpatch_of() {
 	echo "$d"
 }
 
-rc=0 errors=0 n=0
+ignore=()
+if [ -n "${LONGPIN_LINUX_GIT:-}" ]; then
+	GIT_DIR=$LONGPIN_LINUX_GIT
+	[ -d "$GIT_DIR/.git" ] && GIT_DIR=$GIT_DIR/.git
+	if ! GIT_DIR=$(cd "$GIT_DIR" 2>/dev/null && pwd) ||
+		! git --git-dir="$GIT_DIR" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		echo "checkpatch: LONGPIN_LINUX_GIT=$LONGPIN_LINUX_GIT is not a git repository: give an upstream clone, or unset it" >&2
+		exit 2
+	fi
+	export GIT_DIR
+	echo "checkpatch: commit ids looked up in $GIT_DIR"
+else
+	unset GIT_DIR
+	ignore=(--ignore UNKNOWN_COMMIT_ID)
+	echo "checkpatch: commit ids not looked up (no upstream clone: LONGPIN_LINUX_GIT=DIR looks them up)"
+fi
+
+rc=0 errors=0 n=0 per=()
 for d in "${dirs[@]}"; do
 	d=${d%/}
 	d=${d##*/}
 	[ -f "$here/$d/series" ] || { echo "checkpatch: no $here/$d/series" >&2; exit 2; }
-	base=${d%%-*}
+	base=${d%%-*} de=0 dw=0
 	# mainline: the newest checkpatch Debian ships, 7.2's; 6.12's until
 	# 7.2's source is fetched (said in each patch's line)
 	if [ "$base" = mainline ]; then
@@ -62,16 +82,27 @@ for d in "${dirs[@]}"; do
 	while read -r p; do
 		case $p in '' | '#'*) continue ;; esac
 		echo "== $d/$p (checkpatch of linux-source-$base)"
-		out=$(cd "$cp" && ./scripts/checkpatch.pl --strict --no-tree --no-summary-file "$here/$d/$p" 2>&1)
+		out=$(cd "$cp" && ./scripts/checkpatch.pl --strict --no-tree --no-summary-file "${ignore[@]}" "$here/$d/$p" 2>&1)
 		grep -E '^(ERROR|WARNING|CHECK):|^total:' <<<"$out"
 		e=$(sed -n 's/^total: \([0-9]*\) errors.*/\1/p' <<<"$out")
-		[ -n "$e" ] || { echo "checkpatch: no total line for $d/$p:" >&2; echo "$out" >&2; exit 2; }
-		n=$((n + 1))
+		w=$(sed -n 's/^total: [0-9]* errors, \([0-9]*\) warnings.*/\1/p' <<<"$out")
+		if [ -z "$e" ] || [ -z "$w" ]; then
+			echo "checkpatch: no total line for $d/$p:" >&2
+			echo "$out" >&2
+			exit 2
+		fi
+		n=$((n + 1)) de=$((de + e)) dw=$((dw + w))
 		if [ "$e" != 0 ]; then
 			rc=1 errors=$((errors + e))
 			echo "$out"
 		fi
 	done <"$here/$d/series"
+	per+=("$d $de $dw")
+done
+# one line per series: NAME ERRORS WARNINGS (tests/host/checkpatch.sh)
+for s in "${per[@]}"; do
+	read -r sn se sw <<<"$s"
+	echo "series $sn errors $se warnings $sw"
 done
 echo "checkpatch: $n patches of ${dirs[*]}: $errors errors"
 exit $rc
