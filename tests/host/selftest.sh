@@ -327,10 +327,14 @@ pipe-lines)
 	# the rows it printed (on_signal's _exit flushes nothing)
 	# each row takes 2 x 2 timed passes of 1 s: the first comes at ~4 s,
 	# the run would end at ~12 s
-	"$LONGPIN" --mem anon --size 64K --prefault all --runtime 1 --repeat 2 2>/dev/null |
-		cat >"$T/o" &
+	# (its own longpin interrupted by pid: another checkout's test may
+	# run the same command on this machine at the same time)
+	mkfifo "$T/pipe"
+	cat "$T/pipe" >"$T/o" &
+	"$LONGPIN" --mem anon --size 64K --prefault all --runtime 1 --repeat 2 2>/dev/null >"$T/pipe" &
+	lp=$!
 	for i in $(seq 80); do grep -q '^anon ' "$T/o" && break; sleep 0.1; done
-	pkill -INT -f -- "--prefault all --runtime 1 --repeat 2" || true
+	kill -INT "$lp" 2>/dev/null || true
 	wait
 	grep -q '^anon  *none ' "$T/o" || fail "no row reached the pipe within 8 s: $(cat "$T/o")"
 	pass "the first row reached the pipe before the run ended" ;;
