@@ -51,6 +51,16 @@ void fill_counters(struct row *r, const struct probe *p)
 }
 
 /*
+ * The least nr_foll_pin must count acquired for a pin of @pinned pages,
+ * @zero of them the zero page, which a read-only pin takes uncounted
+ * (upstream c8070b787519): the rest, never below none.
+ */
+long lp_pins_counted(long pinned, long zero)
+{
+	return pinned > zero ? pinned - zero : 0;
+}
+
+/*
  * Did the attempt fault pages in? Only growth counts: background writeback
  * may clean pages (dirty kB falls) and reclaim may drop clean ones while a
  * slow kernel (KASAN under TCG) registers, and neither is a fault.

@@ -91,7 +91,7 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 	pages_take(r, m, 1);
 	own = !a->result ? pages : a->pinned > 0 ? a->pinned : 0;
 	zero = uncounted(p, m);
-	lp_pins_own(w, own > zero ? own - zero : 0,
+	lp_pins_own(w, lp_pins_counted(own, zero),
 		    a->tried > 0 ? a->tried : pages);
 	pr[2] = p->ops->io ? pr[1] : pr[0];
 	if (a->held) {
@@ -111,7 +111,7 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 		ret = lp_err(LP_EUSAGE, "--cycles: out of memory or threads");
 	if (o->cycles)
 		lp_pins_own(w, !a->result && !r->cyc.failed_at ?
-			    (own > zero ? own - zero : 0) * o->cycles : 0,
+			    lp_pins_counted(own, zero) * o->cycles : 0,
 			    (a->tried > 0 ? a->tried : pages) * o->cycles);
 	probe_take(&pr[3]);
 	lp_pins_end(w);

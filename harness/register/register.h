@@ -33,6 +33,8 @@ void fill_counters(struct row *r, const struct probe *p);
 bool add_note(char *note, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 bool row_checks(const struct row *r, char *note, size_t n);
+/* the pins nr_foll_pin counts of @pinned pages, @zero of them the zero page */
+long lp_pins_counted(long pinned, long zero);
 /* a refused pin that a full file system may explain: LP_SKIP, else LP_OK */
 int env_cause(struct mem *m, const struct row *r);
 
