@@ -83,7 +83,6 @@ while [ $# -gt 0 ]; do
 	--no-fio) nofio=1; given+=(--no-fio); shift ;;
 	--no-bench) nobench=1; given+=(--no-bench); shift ;;
 	--lifetime) lifetime=1; given+=(--lifetime); shift ;;
-	--torture) mode=torture; shift ;;
 	--bench-clock)
 		bclock=${2:-}
 		[[ $bclock == icount || $bclock == wall ]] ||
@@ -101,6 +100,7 @@ while [ $# -gt 0 ]; do
 		given+=(--torture-seconds); shift 2 ;;
 	-h | --help) usage; exit 0 ;;
 	main | full | bench | torture) err "the mode ($1) comes first: ./run.sh $1 [OPTIONS]" ;;
+	--main | --full | --bench | --torture) err "'$1': a mode is a word, and first: ./run.sh ${1#--} [OPTIONS]" ;;
 	*) err "unknown argument '$1': see ./run.sh --help" ;;
 	esac
 done

@@ -93,7 +93,7 @@ const struct lp_cmd lp_cmds[] = {
 	  torture_opts, OPT(OPT_MEM), 0, false, torture_check, run_torture,
 	  torture_more },
 	{ "torture-report", "CSV...", "the torture CSVs of a run as one markdown table",
-	  "Prints the torture CSVs of a run, one per kernel (torture-KERNEL.csv), as one markdown table: a row per memory type, a column per kernel, in each cell the verdict, the operations and outcomes and why a run failed. ./run.sh --torture writes it to torture.md.",
+	  "Prints the torture CSVs of a run, one per kernel (torture-KERNEL.csv), as one markdown table: a row per memory type, a column per kernel, in each cell the verdict, the operations and outcomes and why a run failed. ./run.sh torture writes it to torture.md.",
 	  help_only, 0, LP_MAX_ARGS, true, NULL, run_torture_report },
 	{ "expected", NULL, "print the contract's answer for TYPE, set nothing up",
 	  "Prints what the contract says for memory TYPE, one line per prefault: CONTRACT TYPE PREFAULT SIZE EXPECTED NOFAULT (tab separated; '-' when unknown). The command of `longpin --print-expected ...`.",

@@ -4,7 +4,7 @@
  * torture-1, torture.c's), one per kernel (torture-KERNEL.csv), as one
  * markdown table: a row per memory type, a column per kernel, in each
  * cell the verdict, the operations and outcomes and, for a failed run,
- * why. Columns are read by their names. ./run.sh --torture writes it to
+ * why. Columns are read by their names. ./run.sh torture writes it to
  * torture.md.
  */
 #define _GNU_SOURCE

@@ -71,7 +71,8 @@ runsh "--torture-seconds does not belong to mode main" --torture-seconds 5
 runsh "--torture-seconds '0': give whole seconds from 1 to 3600" torture --torture-seconds 0
 runsh "--torture-seconds 'x'" torture --torture-seconds x
 runsh "give VM kernels, not host" torture --kernels stock,host
-runsh "--no-bench does not belong to mode torture" --torture --no-bench
+runsh "--no-bench does not belong to mode torture" torture --no-bench
+runsh "'--torture': a mode is a word, and first: ./run.sh torture" --torture
 runsh "--repeat '0': give a whole number of benchmark boots from 1 to 20" full --repeat 0
 runsh "--repeat 'x'" bench --repeat x
 runsh "--repeat '21'" bench --repeat 21
