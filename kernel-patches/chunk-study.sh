@@ -1,10 +1,11 @@
 #!/bin/bash
 # chunk-study.sh [--chunks "128 512 2048"] [--out DIR]
 #
-# Chooses IO_PIN_CHUNK (patch 7: pages per pin_user_pages_fast() call) by
-# measurement. Builds the series once per chunk size (patch 7 with its
-# #define changed, in a temporary copy of kernel-patches/) and once
-# without patch 7 (the kernel patched-unchunked), boots each in turn in
+# Chooses IO_PIN_CHUNK (pages per pin_user_pages_fast() call) by
+# measurement. Builds the series once per chunk size (the 6.1 carry's
+# "io_uring/rsrc: pin fixed buffers in chunks of 128 pages", its *-in-chunks-*
+# file, with its #define changed, in a temporary copy of kernel-patches/)
+# and once without it (the kernel patched-unchunked), boots each in turn in
 # one command and runs vm/guest/bench.sh inside: registration cost of
 # written and untouched anon and, per registration, the longest mmap+munmap
 # call of a sibling thread on another CPU. longpin-compare puts them side
@@ -17,7 +18,7 @@ cd "$(dirname "$0")/.." || exit 2
 repo=$PWD
 chunks="128 512 2048"
 out=
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--chunks) chunks=${2:?--chunks needs a list such as "128 512 2048"}; shift 2 ;;

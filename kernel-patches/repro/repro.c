@@ -9,7 +9,8 @@
  *             pages) untouched. Prints the answer, how many of pages 0-3
  *             the registration faulted in (mincore()) and how many pins it
  *             took (nr_foll_pin_acquired). Fixed: -EFAULT, 0 faulted, 0
- *             pins (6.1 series 4/10); else the pages before the gap were
+ *             pins (6.1 carry: "mm/gup: let a long-term pinner check a
+ *             range's VMAs before pinning"); else the pages before the gap were
  *             faulted and pinned before -EFAULT.
  *   shmem     a 64 KiB memfd buffer, read-faulted, registered, READ_FIXED
  *             from a file, unregistered, MADV_PAGEOUT, read back.
