@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	argv[argc] = NULL;
-	opts_parse(&o, lp_cmds, argc, argv);
+	lp_opts_parse(&o, lp_cmds, argc, argv);
 	free(buf);
 	return 0;
 }

@@ -15,23 +15,23 @@
 extern const struct lp_cmd lp_cmds[];
 
 /* run.c: the checks and the runs of the commands */
-int register_check(struct opts *o);
-int run_register(struct opts *o);
-int lifetime_check_cmd(struct opts *o);
-int run_lifetime(struct opts *o);
-int torture_check(struct opts *o);
-int run_torture(struct opts *o);
-int run_torture_report(struct opts *o);
-int expected_check(struct opts *o);
-int run_expected(struct opts *o);
-int run_types(struct opts *o);
-int run_pinners(struct opts *o);
-int run_contracts(struct opts *o);
-int run_hugepages(struct opts *o);
-int run_accel(struct opts *o);
-int run_version(struct opts *o);
-int run_fio_memtype(struct opts *o);
-int run_fio_result(struct opts *o);
-int run_fio_import(struct opts *o);
+int lp_register_check(struct opts *o);
+int lp_run_register(struct opts *o);
+int lp_lifetime_check_cmd(struct opts *o);
+int lp_run_lifetime(struct opts *o);
+int lp_torture_check(struct opts *o);
+int lp_run_torture(struct opts *o);
+int lp_run_torture_report(struct opts *o);
+int lp_expected_check(struct opts *o);
+int lp_run_expected(struct opts *o);
+int lp_run_types(struct opts *o);
+int lp_run_pinners(struct opts *o);
+int lp_run_contracts(struct opts *o);
+int lp_run_hugepages(struct opts *o);
+int lp_run_accel(struct opts *o);
+int lp_run_version(struct opts *o);
+int lp_run_fio_memtype(struct opts *o);
+int lp_run_fio_result(struct opts *o);
+int lp_run_fio_import(struct opts *o);
 
 #endif

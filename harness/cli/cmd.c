@@ -65,10 +65,10 @@ static const struct lp_cmd_opt help_only[] = {
 
 static void register_more(FILE *f, bool man)
 {
-	items_head(f, man, "Memory types (longpin types)");
-	mem_list_help(f, man);
-	items_head(f, man, "Pinners (longpin pinners)");
-	pinners_help(f, man);
+	lp_items_head(f, man, "Memory types (longpin types)");
+	lp_mem_list_help(f, man);
+	lp_items_head(f, man, "Pinners (longpin pinners)");
+	lp_pinners_help(f, man);
 }
 
 /* ---- the table ---- */
@@ -80,49 +80,49 @@ const struct lp_cmd lp_cmds[] = {
 	{ "register", NULL,
 	  "pin a buffer per prefault with a long-term pinner, judge, measure",
 	  "Registers one buffer of memory TYPE with a long-term pinner (io_uring's IORING_REGISTER_BUFFERS by default, a FOLL_WRITE|FOLL_LONGTERM pin), checks the kernel's answer against the contract of the running kernel, measures the pin and the unpin, proves that nothing stays pinned, runs fixed-buffer I/O on it where the pinner can, and writes a row per prefault. The command of `longpin --mem TYPE ...`.",
-	  register_opts, OPT(OPT_MEM), 0, false, register_check, run_register,
+	  register_opts, OPT(OPT_MEM), 0, false, lp_register_check, lp_run_register,
 	  register_more },
 	{ "lifetime", "CASE",
 	  "what happens to a pinned buffer when its memory changes under the pin",
 	  "Runs lifetime case CASE on a buffer of memory TYPE per prefault (the buffer pinned by --pinner, io_uring by default): one row each, op lifetime-CASE, judged by the contract's lifetime rows. Without CASE, --list lists the cases; with it, the memory types it applies to. The command of `longpin --lifetime CASE ...`.",
-	  lifetime_opts, OPT(OPT_MEM), 1, false, lifetime_check_cmd,
-	  run_lifetime, lifetime_more },
+	  lifetime_opts, OPT(OPT_MEM), 1, false, lp_lifetime_check_cmd,
+	  lp_run_lifetime, lp_lifetime_more },
 	{ "torture", NULL,
 	  "race a thread per operation on one io_uring-registered buffer",
 	  "Races a thread per operation (register/update, fixed I/O, remap, mremap, fork, madvise, truncate/punch, THP flips, mprotect, migration) on one buffer of memory TYPE for --seconds, judges every answer, every I/O round and the kernel log, and writes one row of its own CSV schema. The command of `longpin --torture SECONDS ...`.",
-	  torture_opts, OPT(OPT_MEM), 0, false, torture_check, run_torture,
-	  torture_more },
+	  torture_opts, OPT(OPT_MEM), 0, false, lp_torture_check, lp_run_torture,
+	  lp_torture_more },
 	{ "torture-report", "CSV...", "the torture CSVs of a run as one markdown table",
 	  "Prints the torture CSVs of a run, one per kernel (torture-KERNEL.csv), as one markdown table: a row per memory type, a column per kernel, in each cell the verdict, the operations and outcomes and why a run failed. ./run.sh torture writes it to torture.md.",
-	  help_only, 0, LP_MAX_ARGS, true, NULL, run_torture_report },
+	  help_only, 0, LP_MAX_ARGS, true, NULL, lp_run_torture_report },
 	{ "expected", NULL, "print the contract's answer for TYPE, set nothing up",
 	  "Prints what the contract says for memory TYPE, one line per prefault: CONTRACT TYPE PREFAULT SIZE EXPECTED NOFAULT (tab separated; '-' when unknown). The command of `longpin --print-expected ...`.",
-	  expected_opts, OPT(OPT_MEM), 0, false, expected_check, run_expected },
+	  expected_opts, OPT(OPT_MEM), 0, false, lp_expected_check, lp_run_expected },
 	{ "types", NULL, "the memory types and what each needs",
 	  "Prints every memory type, tab-separated: map, backing, huge pages, the option and variable of its place, where that resolves now ('-': nowhere) and what the place is. With --list: the names alone, one a line, in the order of the CSV. The command of `longpin --list-types` and `longpin --list`.",
-	  list_opts, 0, 0, false, NULL, run_types },
+	  list_opts, 0, 0, false, NULL, lp_run_types },
 	{ "pinners", NULL, "the long-term pinners",
 	  "Prints every pinner --pinner takes and what it pins with; with --list, the names alone, one a line (the pinner column's values, which longpin-compare knows too).",
-	  list_opts, 0, 0, false, NULL, run_pinners },
+	  list_opts, 0, 0, false, NULL, lp_run_pinners },
 	{ "contracts", NULL, "the contracts longpin judges by",
 	  "Prints the names of the contracts (harness/contracts/), one a line. The command of `longpin --list-contracts`.",
-	  list_opts, 0, 0, false, NULL, run_contracts },
+	  list_opts, 0, 0, false, NULL, lp_run_contracts },
 	{ "hugepages", NULL, "free huge pages that are not reserved",
 	  "Prints how many huge pages of the default size are free and not reserved: what a hugetlb type can still map.",
-	  help_only, 0, 0, false, NULL, run_hugepages },
+	  help_only, 0, 0, false, NULL, lp_run_hugepages },
 	{ "accel", NULL, "what runs this CPU (the CSV's accel column)",
 	  "Prints what runs this CPU: none (bare metal), tcg (QEMU's emulator: MiB/s are not hardware figures), kvm, hyperv, xen, vmware, bhyve or vm. The command of `longpin --print-accel`.",
-	  help_only, 0, 0, false, NULL, run_accel },
+	  help_only, 0, 0, false, NULL, lp_run_accel },
 	{ "fio-memtype", "MEM [FS_TYPE DAX]", "the memory type of fio's mem=MEM",
 	  "Prints MEMTYPE FS_TYPE DAX (tab separated; '-' none): longpin's memory type of fio's mem=MEM, and the file system of mem=TYPE:FILE asked as the file types ask it, or given. For fio-jobs/.",
-	  help_only, 0, 3, true, NULL, run_fio_memtype },
+	  help_only, 0, 3, true, NULL, lp_run_fio_memtype },
 	{ "fio-result", "ERROR", "fio's error as the CSV's result",
 	  "Prints fio's error number ERROR as the CSV's result: 0 or -ENAME. For fio-jobs/.",
-	  help_only, 0, 1, true, NULL, run_fio_result },
+	  help_only, 0, 1, true, NULL, lp_run_fio_result },
 	{ "fio-import", "RAWDIR OUT.csv ACCEL",
 	  "fio's runs as CSV rows (fio-jobs/fio2csv.sh)",
 	  "Appends to OUT.csv a row per line of RAWDIR/meta.tsv, from fio's jobs on stdin (fio-jobs/fio2csv.sh's jq), through the CSV writer of every row.",
-	  help_only, 0, 3, true, NULL, run_fio_import },
+	  help_only, 0, 3, true, NULL, lp_run_fio_import },
 	{ "help", "[COMMAND]", "this help, or a command's",
 	  "Prints the commands, or the options of COMMAND (as `longpin COMMAND --help` does).",
 	  help_only, 0, 1, false, NULL, run_help },
@@ -131,7 +131,7 @@ const struct lp_cmd lp_cmds[] = {
 	  help_only, 0, 0, false, NULL, run_man },
 	{ "version", NULL, "the version and the CSV schema",
 	  "Prints the version and the CSV schema. The command of `longpin --version`.",
-	  help_only, 0, 0, false, NULL, run_version },
+	  help_only, 0, 0, false, NULL, lp_run_version },
 	{ NULL },
 };
 
@@ -143,30 +143,30 @@ static void help_all(FILE *f)
 	const struct lp_cmd *c;
 
 	fputs("usage: longpin COMMAND [WORDS] [OPTIONS]\n\n", f);
-	text_wrap(f, "Makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer with a long-term pinner (io_uring fixed buffers: io_uring; GUP through gup_test: gup-fast, gup; RDMA memory regions: rdma; vfio DMA mappings: vfio), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows (longpin-compare joins them).", 0, 0);
+	lp_text_wrap(f, "Makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer with a long-term pinner (io_uring fixed buffers: io_uring; GUP through gup_test: gup-fast, gup; RDMA memory regions: rdma; vfio DMA mappings: vfio), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows (longpin-compare joins them).", 0, 0);
 	fputs("\nCommands:\n", f);
 	for (c = lp_cmds; c->name; c++) {
 		fputs("  ", f);
-		cmd_synopsis(f, c, false);
+		lp_cmd_synopsis(f, c, false);
 		fprintf(f, "%10s", "");
-		text_wrap(f, c->summary, 10, 10);
+		lp_text_wrap(f, c->summary, 10, 10);
 	}
 	fputc('\n', f);
-	text_wrap(f, "`longpin COMMAND --help` shows a command's options, `longpin man` the manual page. The forms before the commands still run as the command they were: longpin --mem TYPE ... (register), --lifetime CASE, --torture SECONDS, --print-expected, --list, --list-types, --list-contracts, --print-accel, --fio-memtype, --fio-result, --fio-import, --version.", 0, 0);
+	lp_text_wrap(f, "`longpin COMMAND --help` shows a command's options, `longpin man` the manual page. The forms before the commands still run as the command they were: longpin --mem TYPE ... (register), --lifetime CASE, --torture SECONDS, --print-expected, --list, --list-types, --list-contracts, --print-accel, --fio-memtype, --fio-result, --fio-import, --version.", 0, 0);
 	fputc('\n', f);
-	text_wrap(f, "Exit status: 0 all verdicts pass, 1 a verdict failed, data mismatch or pin leak, 2 usage or environment error, 77 TYPE cannot be set up here.", 0, 0);
+	lp_text_wrap(f, "Exit status: 0 all verdicts pass, 1 a verdict failed, data mismatch or pin leak, 2 usage or environment error, 77 TYPE cannot be set up here.", 0, 0);
 }
 
 static int run_help(struct opts *o)
 {
-	const struct lp_cmd *c = o->nargs ? cmd_find(lp_cmds, o->arg[0]) : NULL;
+	const struct lp_cmd *c = o->nargs ? lp_cmd_find(lp_cmds, o->arg[0]) : NULL;
 
 	if (o->nargs && !c)
 		return lp_err(LP_EUSAGE,
 			      "help %s: no such command: longpin help lists them",
 			      o->arg[0]);
 	if (c)
-		cmd_help(stdout, c);
+		lp_cmd_help(stdout, c);
 	else
 		help_all(stdout);
 	return LP_OK;
@@ -193,17 +193,17 @@ static int run_man(struct opts *o)
 	puts(".SH NAME\nlongpin \\- the long-term pinning contract of memory, per memory type");
 	puts(".SH SYNOPSIS\n.nh\n.ad l");
 	for (c = lp_cmds; c->name; c++)
-		cmd_synopsis(stdout, c, true);
+		lp_cmd_synopsis(stdout, c, true);
 	puts(".ad\n.hy\n.SH DESCRIPTION");
-	man_text(stdout, "longpin makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer with a long-term pinner (io_uring fixed buffers: io_uring; GUP through gup_test: gup-fast, gup; RDMA memory regions: rdma; vfio DMA mappings: vfio), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows, which longpin-compare(1) joins.");
+	lp_man_text(stdout, "longpin makes the kernel's long-term pinning contract (FOLL_LONGTERM) visible and measurable: for each memory type it pins a buffer with a long-term pinner (io_uring fixed buffers: io_uring; GUP through gup_test: gup-fast, gup; RDMA memory regions: rdma; vfio DMA mappings: vfio), judges the kernel's answer against the contract of the running kernel, proves that nothing stays pinned, checks the data the device wrote, measures, and writes CSV rows, which longpin-compare(1) joins.");
 	puts(".PP");
-	man_text(stdout, "The forms before the commands still run as the command they were: longpin --mem TYPE ... (register), --lifetime CASE, --torture SECONDS (torture --seconds), --print-expected (expected), --list (types --list), --list-types (types), --list-contracts (contracts), --print-accel (accel), --fio-memtype, --fio-result, --fio-import, --version.");
+	lp_man_text(stdout, "The forms before the commands still run as the command they were: longpin --mem TYPE ... (register), --lifetime CASE, --torture SECONDS (torture --seconds), --print-expected (expected), --list (types --list), --list-types (types), --list-contracts (contracts), --print-accel (accel), --fio-memtype, --fio-result, --fio-import, --version.");
 	puts(".SH COMMANDS");
 	for (c = lp_cmds; c->name; c++) {
 		printf(".SS \"%s%s%s\"\n", c->name, c->args ? " " : "",
 		       c->args ? c->args : "");
-		man_text(stdout, c->text);
-		opts_man(stdout, c->opts);
+		lp_man_text(stdout, c->text);
+		lp_opts_man(stdout, c->opts);
 		if (c->more)
 			c->more(stdout, true);
 	}

@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 
 	/* rows reach a pipe (tee, a log) as they are made, not at exit */
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	ret = opts_parse(&o, lp_cmds, argc, argv);
+	ret = lp_opts_parse(&o, lp_cmds, argc, argv);
 	if (ret)
 		return ret < 0 ? LP_OK : ret;
 	return o.cmd->run(&o);

@@ -43,7 +43,7 @@ static int resolve_contract(const struct opts *o, const struct contract **c)
 	const char *why;
 
 	if (name) {
-		*c = contract_by_name(name);
+		*c = lp_contract_by_name(name);
 		if (!*c)
 			return lp_err(LP_EUSAGE,
 				      "%s%s: no such contract (longpin contracts lists them)",
@@ -51,7 +51,7 @@ static int resolve_contract(const struct opts *o, const struct contract **c)
 				      name);
 		return LP_OK;
 	}
-	*c = contract_select(&why);
+	*c = lp_contract_select(&why);
 	if (!*c || !o->quiet)
 		fprintf(stderr, "longpin: %s\n", why);
 	return LP_OK;
@@ -59,12 +59,12 @@ static int resolve_contract(const struct opts *o, const struct contract **c)
 
 static int find_mem(struct opts *o, const struct mem_ops **ops)
 {
-	*ops = mem_find(o->mem);
+	*ops = lp_mem_find(o->mem);
 	if (!*ops)
 		return lp_err(LP_EUSAGE,
 			      "unknown memory type '%s': longpin types lists the %s",
 			      o->mem, "known ones");
-	mem_place_from_env(*ops, o);
+	lp_mem_place_from_env(*ops, o);
 	return LP_OK;
 }
 
@@ -82,13 +82,13 @@ static int prepare(struct opts *o, const struct mem_ops **ops,
 	int ret = find_mem(o, ops);
 
 	if (ret == LP_OK)
-		ret = mem_check_size(*ops, o, io);
+		ret = lp_mem_check_size(*ops, o, io);
 	if (ret == LP_OK && pops && pops->check)
 		ret = pops->check(o, copies);
 	if (ret == LP_OK && !own_csv)
-		ret = csv_check(o->csv, NULL);
+		ret = lp_csv_check(o->csv, NULL);
 	if (ret == LP_OK && !own_csv && o->csv && !strcmp(o->csv, "-"))
-		ret = csv_to_stdout();
+		ret = lp_csv_to_stdout();
 	if (ret == LP_OK)
 		ret = resolve_contract(o, c);
 	if (ret != LP_OK)
@@ -116,29 +116,29 @@ static int skip_rows(const struct opts *o, const struct mem_ops *ops,
 	if (ret != LP_SKIP || !o->csv || !ops)
 		return ret;
 	snprintf(why, sizeof(why), "%s", lp_last_err());
-	if (csv_check(o->csv, NULL) != LP_OK)
+	if (lp_csv_check(o->csv, NULL) != LP_OK)
 		return LP_EUSAGE;
 	if (!c) {
 		w = o->expect ? o->expect : getenv("LONGPIN_EXPECT");
-		c = w && *w ? contract_by_name(w) : contract_select(&w);
+		c = w && *w ? lp_contract_by_name(w) : lp_contract_select(&w);
 	}
-	pinner_key(key, sizeof(key), o);
+	lp_pinner_key(key, sizeof(key), o);
 	for (pf = 0; pf < PF_NR; pf++) {
-		struct row r = { .kernel = kernel_release(),
-				 .contract = c ? contract_name(c) : "-",
+		struct row r = { .kernel = lp_kernel_release(),
+				 .contract = c ? lp_contract_name(c) : "-",
 				 .mem = ops->name, .pf = pf, .size = o->size,
 				 .op = op, .pinner = o->pinner };
 
-		if (!(o->prefaults & 1u << pf) || rows_written_pf() & 1u << pf)
+		if (!(o->prefaults & 1u << pf) || lp_rows_written_pf() & 1u << pf)
 			continue;
 		if (c && o->lcase)
-			r.have_expected = contract_lookup_case_pinner(c, key,
+			r.have_expected = lp_contract_lookup_case_pinner(c, key,
 				o->lcase, ops->name, pf, o->size, &r.expected,
 				&defect);
 		else if (c)
-			r.have_expected = contract_lookup_pinner(c, key,
+			r.have_expected = lp_contract_lookup_pinner(c, key,
 				ops->name, pf, o->size, &r.expected, &defect);
-		if (row_skip(&r, o, why) != LP_OK)
+		if (lp_row_skip(&r, o, why) != LP_OK)
 			return LP_EUSAGE;
 	}
 	return ret;
@@ -182,7 +182,7 @@ static int target_check(const struct opts *o)
 	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return lp_err(LP_EUSAGE,
 			      "--target %s is %s: give a regular file or a block device",
-			      o->target, file_kind(st.st_mode));
+			      o->target, lp_file_kind(st.st_mode));
 	if (!S_ISREG(st.st_mode) || o->target_overwrite || !st.st_size)
 		return LP_OK;
 	return lp_err(LP_EUSAGE,
@@ -191,27 +191,27 @@ static int target_check(const struct opts *o)
 }
 
 /* A pinner without I/O pins and unpins: I/O and cycles would do nothing. */
-int register_check(struct opts *o)
+int lp_register_check(struct opts *o)
 {
-	int ret = pinner_check(o);
+	int ret = lp_pinner_check(o);
 	size_t i;
 
 	if (ret != LP_OK)
 		return ret;
-	for (i = 0; !pinner_find(o->pinner)->ops->io && i < ARRAY_SIZE(io_opts); i++)
-		if (opt_given(o, io_opts[i]))
+	for (i = 0; !lp_pinner_find(o->pinner)->ops->io && i < ARRAY_SIZE(io_opts); i++)
+		if (lp_opt_given(o, io_opts[i]))
 			return lp_err(LP_EUSAGE,
 				      "--pinner %s only pins and unpins, so --%s would do nothing: drop it",
-				      o->pinner, opt_name(io_opts[i]));
+				      o->pinner, lp_opt_name(io_opts[i]));
 	if (o->mmap_probe && !o->cycles)
 		return lp_err(LP_EUSAGE,
 			      "--mmap-probe runs during --cycles: give --cycles N too");
 	return target_check(o);
 }
 
-int run_register(struct opts *o)
+int lp_run_register(struct opts *o)
 {
-	const struct pinner_ops *pops = pinner_find(o->pinner)->ops;
+	const struct pinner_ops *pops = lp_pinner_find(o->pinner)->ops;
 	/* --inject leak holds a second pin of the buffer */
 	bool leak = o->inject && !strcmp(o->inject, "leak");
 	const struct mem_ops *ops = NULL;
@@ -223,17 +223,17 @@ int run_register(struct opts *o)
 	ret = prepare(o, &ops, &c, pops, leak ? 2 : 1, pops->io && !o->no_io,
 		      false);
 	if (ret != LP_OK)
-		return skip_rows(o, ops, c, row_op(o), ret);
+		return skip_rows(o, ops, c, lp_row_op(o), ret);
 	for (pf = 0; pf < PF_NR; pf++) {
 		if (!(o->prefaults & (1u << pf)))
 			continue;
-		ret = pinner_open(&p, o);
+		ret = lp_pinner_open(&p, o);
 		if (ret == LP_OK)
-			ret = row_run(&p, ops, o, c, pf, header);
-		pinner_close(&p);
+			ret = lp_row_run(&p, ops, o, c, pf, header);
+		lp_pinner_close(&p);
 		header = false;
 		if (ret == LP_EUSAGE || ret == LP_SKIP)
-			return skip_rows(o, ops, c, row_op(o), ret);
+			return skip_rows(o, ops, c, lp_row_op(o), ret);
 		if (ret > worst)
 			worst = ret;
 	}
@@ -242,76 +242,76 @@ int run_register(struct opts *o)
 
 /* ---- lifetime ---- */
 
-int lifetime_check_cmd(struct opts *o)
+int lp_lifetime_check_cmd(struct opts *o)
 {
-	int ret = pinner_check(o);
+	int ret = lp_pinner_check(o);
 
-	return ret != LP_OK ? ret : lifetime_check(o);
+	return ret != LP_OK ? ret : lp_lifetime_check(o);
 }
 
-int run_lifetime(struct opts *o)
+int lp_run_lifetime(struct opts *o)
 {
-	const struct pinner_ops *pops = pinner_find(o->pinner)->ops;
+	const struct pinner_ops *pops = lp_pinner_find(o->pinner)->ops;
 	const struct mem_ops *ops = NULL;
 	const struct contract *c = NULL;
 	char op[48];
 	int ret;
 
 	if (o->list)
-		return lifetime_list(o->lcase, o);
-	ret = prepare(o, &ops, &c, lifetime_own_limits(o) ? NULL : pops, 1,
+		return lp_lifetime_list(o->lcase, o);
+	ret = prepare(o, &ops, &c, lp_lifetime_own_limits(o) ? NULL : pops, 1,
 		      false, false);
 	if (ret == LP_OK)
-		ret = lifetime_run(ops, o, c);
+		ret = lp_lifetime_run(ops, o, c);
 	snprintf(op, sizeof(op), "lifetime-%s", o->lcase);
 	return skip_rows(o, ops, c, op, ret);
 }
 
 /* ---- torture ---- */
 
-int torture_check(struct opts *o)
+int lp_torture_check(struct opts *o)
 {
-	if (opt_given(o, OPT_PREFAULT))
+	if (lp_opt_given(o, OPT_PREFAULT))
 		return lp_err(LP_EUSAGE,
 			      "torture writes the buffer first (prefault write): drop --prefault");
 	return LP_OK;
 }
 
-int run_torture(struct opts *o)
+int lp_run_torture(struct opts *o)
 {
-	const struct pinner_ops *pops = pinner_find(o->pinner)->ops;
+	const struct pinner_ops *pops = lp_pinner_find(o->pinner)->ops;
 	const struct mem_ops *ops;
 	const struct contract *c;
 	int ret;
 
 	if (o->list)
-		return torture_list();
-	if (!opt_given(o, OPT_SIZE))
+		return lp_torture_list();
+	if (!lp_opt_given(o, OPT_SIZE))
 		o->size = 0;	/* its own default, by the type */
 	ret = find_mem(o, &ops);
 	if (ret == LP_OK && !o->size)
-		o->size = torture_default_size(ops);
+		o->size = lp_torture_default_size(ops);
 	/* two rings pin the buffer at once */
 	if (ret == LP_OK)
 		ret = prepare(o, &ops, &c, pops, 2, false, true);
-	return ret != LP_OK ? ret : torture_run(ops, o, c);
+	return ret != LP_OK ? ret : lp_torture_run(ops, o, c);
 }
 
-int run_torture_report(struct opts *o)
+int lp_run_torture_report(struct opts *o)
 {
-	return torture_report(o->nargs, o->arg);
+	return lp_torture_report(o->nargs, o->arg);
 }
 
 /* ---- expected ---- */
 
 /* What expected checks: --pinner's own options. */
-int expected_check(struct opts *o)
+int lp_expected_check(struct opts *o)
 {
-	return pinner_check(o);
+	return lp_pinner_check(o);
 }
 
 /* What the contract says, for other tools (fio rows). */
-int run_expected(struct opts *o)
+int lp_run_expected(struct opts *o)
 {
 	const struct mem_ops *ops;
 	const struct contract *c;
@@ -325,70 +325,70 @@ int run_expected(struct opts *o)
 		ret = resolve_contract(o, &c);
 	if (ret != LP_OK)
 		return ret;
-	pinner_key(key, sizeof(key), o);
+	lp_pinner_key(key, sizeof(key), o);
 	for (pf = 0; pf < PF_NR; pf++) {
 		if (!(o->prefaults & (1u << pf)))
 			continue;
-		printf("%s\t%s\t%s\t%zu\t", contract_name(c), o->mem,
-		       prefault_name(pf), o->size);
-		if (!contract_lookup_pinner(c, key, o->mem, pf, o->size, &err,
+		printf("%s\t%s\t%s\t%zu\t", lp_contract_name(c), o->mem,
+		       lp_prefault_name(pf), o->size);
+		if (!lp_contract_lookup_pinner(c, key, o->mem, pf, o->size, &err,
 					    &nofault))
 			printf("-\t-\n");
 		else if (!err)
 			printf("0\t%d\n", nofault);
 		else
-			printf("-%s\t%d\n", errno_name(err), nofault);
+			printf("-%s\t%d\n", lp_errno_name(err), nofault);
 	}
 	return LP_OK;
 }
 
 /* ---- the lists ---- */
 
-int run_types(struct opts *o)
+int lp_run_types(struct opts *o)
 {
 	if (o->list)
-		mem_list();
+		lp_mem_list();
 	else
-		mem_list_types();
+		lp_mem_list_types();
 	return LP_OK;
 }
 
-int run_contracts(struct opts *o)
+int lp_run_contracts(struct opts *o)
 {
 	(void)o;
-	contract_list();
+	lp_contract_list();
 	return LP_OK;
 }
 
-int run_pinners(struct opts *o)
+int lp_run_pinners(struct opts *o)
 {
 	const struct pinner_info *p;
 	size_t i;
 
 	if (!o->list) {
-		pinners_help(stdout, false);
+		lp_pinners_help(stdout, false);
 		return LP_OK;
 	}
-	for (i = 0; (p = pinner_nth(i)); i++)
+	for (i = 0; (p = lp_pinner_nth(i)); i++)
 		printf("%s\n", p->name);
 	return LP_OK;
 }
 
-int run_hugepages(struct opts *o)
+int lp_run_hugepages(struct opts *o)
 {
 	(void)o;
-	printf("%ld\n", hugepages_free());
+	printf("%ld\n", lp_hugepages_free());
 	return LP_OK;
 }
 
-int run_accel(struct opts *o)
+int lp_run_accel(struct opts *o)
 {
 	(void)o;
-	puts(cpu_accel());
+	puts(lp_cpu_accel());
 	return LP_OK;
 }
 
-int run_version(struct opts *o)
+int lp_run_version(struct opts *o)
 {
 	(void)o;
 	printf("longpin %s (CSV schema %d)\n", LONGPIN_VERSION, LONGPIN_SCHEMA);
@@ -410,17 +410,17 @@ static int run_fio(struct opts *o, int (*fio)(int argc, char **argv))
 	return fio(o->nargs + 1, argv);
 }
 
-int run_fio_memtype(struct opts *o)
+int lp_run_fio_memtype(struct opts *o)
 {
-	return run_fio(o, fio_memtype_main);
+	return run_fio(o, lp_fio_memtype_main);
 }
 
-int run_fio_result(struct opts *o)
+int lp_run_fio_result(struct opts *o)
 {
-	return run_fio(o, fio_result_main);
+	return run_fio(o, lp_fio_result_main);
 }
 
-int run_fio_import(struct opts *o)
+int lp_run_fio_import(struct opts *o)
 {
-	return run_fio(o, fio_import_main);
+	return run_fio(o, lp_fio_import_main);
 }

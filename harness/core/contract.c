@@ -84,7 +84,7 @@ struct contract {
 static struct contract *contracts;
 static int nr_contracts;
 
-int parse_expected(const char *s, int *err)
+int lp_parse_expected(const char *s, int *err)
 {
 	int e;
 
@@ -92,7 +92,7 @@ int parse_expected(const char *s, int *err)
 		*err = 0;
 		return 0;
 	}
-	if (s[0] != '-' || !(e = errno_from_name(s + 1)))
+	if (s[0] != '-' || !(e = lp_errno_from_name(s + 1)))
 		return -EINVAL;
 	*err = -e;
 	return 0;
@@ -138,20 +138,20 @@ static int parse_row(struct crow *r, char *line)
 	snprintf(r->mem, sizeof(r->mem), "%s", mem);
 	r->pf = -1;
 	if (strcmp(pf, "*")) {
-		for (i = 0; i < PF_NR && strcmp(pf, prefault_name(i)); i++)
+		for (i = 0; i < PF_NR && strcmp(pf, lp_prefault_name(i)); i++)
 			;
 		if (i == PF_NR)
 			return -EINVAL;
 		r->pf = i;
 	}
 	r->size_op = 0;
-	if (size[0] == '>' && !parse_size(size + 1, &r->size))
+	if (size[0] == '>' && !lp_parse_size(size + 1, &r->size))
 		r->size_op = '>';
-	else if (!strncmp(size, "<=", 2) && !parse_size(size + 2, &r->size))
+	else if (!strncmp(size, "<=", 2) && !lp_parse_size(size + 2, &r->size))
 		r->size_op = '<';
 	else if (strcmp(size, "*"))
 		return -EINVAL;
-	return parse_expected(exp, &r->err);
+	return lp_parse_expected(exp, &r->err);
 }
 
 static int parse_match(struct contract *cc, const char *arg)
@@ -287,7 +287,7 @@ static int contracts_load(void)
 	return LP_OK;
 }
 
-const char *kernel_release(void)
+const char *lp_kernel_release(void)
 {
 	static struct utsname u;
 	const char *env = getenv("LONGPIN_KERNEL_RELEASE");
@@ -305,9 +305,9 @@ static int match_score(const struct cmatch *c, int major, int minor)
 	case M_PATH:
 		return access(c->path, F_OK) == 0 ? 3 : 0;
 	case M_VMSTAT:
-		return vmstat_value(c->path) >= 0 ? 3 : 0;
+		return lp_vmstat_value(c->path) >= 0 ? 3 : 0;
 	case M_RELEASE:
-		return strstr(kernel_release(), c->path) ? 3 : 0;
+		return strstr(lp_kernel_release(), c->path) ? 3 : 0;
 	case M_KERNEL_EQ:
 		return major == c->major && minor == c->minor ? 2 : 0;
 	case M_KERNEL_GE:
@@ -358,12 +358,12 @@ static void match_why(const struct cmatch *m, const char *rel, char *buf,
 }
 
 /* The contract of the running kernel, or NULL; *why says how. */
-const struct contract *contract_select(const char **why)
+const struct contract *lp_contract_select(const char **why)
 {
 	static char buf[512];
 	const struct contract *best = NULL;
 	int i, major = 0, minor = 0, score, best_score = 0;
-	const char *rel = kernel_release();
+	const char *rel = lp_kernel_release();
 	size_t len;
 
 	contracts_load();
@@ -392,7 +392,7 @@ const struct contract *contract_select(const char **why)
 	return best;
 }
 
-const struct contract *contract_by_name(const char *name)
+const struct contract *lp_contract_by_name(const char *name)
 {
 	int i;
 
@@ -403,12 +403,12 @@ const struct contract *contract_by_name(const char *name)
 	return NULL;
 }
 
-const char *contract_name(const struct contract *c)
+const char *lp_contract_name(const struct contract *c)
 {
 	return c ? c->name : "-";
 }
 
-void contract_list(void)
+void lp_contract_list(void)
 {
 	int i;
 
@@ -464,13 +464,13 @@ static const struct crow *find_row(const struct contract *c,
 	return NULL;
 }
 
-bool contract_lookup(const struct contract *c, const char *mem,
+bool lp_contract_lookup(const struct contract *c, const char *mem,
 		     enum prefault pf, size_t size, int *err, bool *nofault)
 {
-	return contract_lookup_pinner(c, NULL, mem, pf, size, err, nofault);
+	return lp_contract_lookup_pinner(c, NULL, mem, pf, size, err, nofault);
 }
 
-bool contract_lookup_pinner(const struct contract *c, const char *pinner,
+bool lp_contract_lookup_pinner(const struct contract *c, const char *pinner,
 			    const char *mem, enum prefault pf, size_t size,
 			    int *err, bool *nofault)
 {
@@ -483,7 +483,7 @@ bool contract_lookup_pinner(const struct contract *c, const char *pinner,
 	return true;
 }
 
-const char *contract_leak(const struct contract *c, const char *pinner,
+const char *lp_contract_leak(const struct contract *c, const char *pinner,
 			  const char *mem, enum prefault pf, size_t size)
 {
 	const struct crow *r = find_row(c, pinner, NULL, mem, pf, size);
@@ -491,22 +491,22 @@ const char *contract_leak(const struct contract *c, const char *pinner,
 	return r && r->leak[0] ? r->leak : NULL;
 }
 
-const char *contract_torture_rsvd(const struct contract *c, const char *mem)
+const char *lp_contract_torture_rsvd(const struct contract *c, const char *mem)
 {
 	const struct crow *r = find_row(c, NULL, TORTURE_CASE, mem, PF_NONE, 0);
 
 	return r && r->rsvd[0] ? r->rsvd : NULL;
 }
 
-bool contract_lookup_case(const struct contract *c, const char *lcase,
+bool lp_contract_lookup_case(const struct contract *c, const char *lcase,
 			  const char *mem, enum prefault pf, size_t size,
 			  int *err, bool *defect)
 {
-	return contract_lookup_case_pinner(c, NULL, lcase, mem, pf, size, err,
+	return lp_contract_lookup_case_pinner(c, NULL, lcase, mem, pf, size, err,
 					   defect);
 }
 
-bool contract_lookup_case_pinner(const struct contract *c, const char *pinner,
+bool lp_contract_lookup_case_pinner(const struct contract *c, const char *pinner,
 				 const char *lcase, const char *mem,
 				 enum prefault pf, size_t size, int *err,
 				 bool *defect)

@@ -60,7 +60,7 @@ static void put_expected(FILE *f, const struct row *r)
 	else if (!r->expected)
 		fputs(",0", f);
 	else
-		fprintf(f, ",-%s", errno_name(r->expected));
+		fprintf(f, ",-%s", lp_errno_name(r->expected));
 }
 
 /*
@@ -73,10 +73,10 @@ static void put_result(FILE *f, const struct row *r)
 	if (r->verdict && !strcmp(r->verdict, "skip"))
 		fputs(",-,-", f);
 	else if (-r->result == LP_REFUSED || -r->result == LP_PARTIAL)
-		fprintf(f, ",-%s,%s", errno_name(r->result),
-			errno_name(r->result));
+		fprintf(f, ",-%s,%s", lp_errno_name(r->result),
+			lp_errno_name(r->result));
 	else
-		fprintf(f, ",%d,%s", r->result, errno_name(r->result));
+		fprintf(f, ",%d,%s", r->result, lp_errno_name(r->result));
 }
 
 /* A figure, or "-" when not measured (NaN). */
@@ -165,7 +165,7 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 		r->timestamp ? r->timestamp : ts);
 	put_text(f, r->kernel);
 	fprintf(f, ",%s,%s,%s,%zu,%s,%s,%s,%d", r->contract, r->mem,
-		prefault_name(r->pf), r->size, r->op ? r->op : "register",
+		lp_prefault_name(r->pf), r->size, r->op ? r->op : "register",
 		r->pinner ? r->pinner : "io_uring", r->fs_type, r->dax);
 	put_long(f, r->thp_kb);
 	put_result(f, r);
@@ -194,13 +194,13 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 		put_cycles(f, &r->cyc);
 	for (i = 0; i < RP_NR; i++)
 		put_long(f, r->pg_have & 1u << i ? r->pg[i] : -1);
-	fprintf(f, ",%s", r->accel ? r->accel : cpu_accel());
+	fprintf(f, ",%s", r->accel ? r->accel : lp_cpu_accel());
 	put_text(f, r->note);
 	fputc('\n', f);
 }
 
 /* @line (with its newline) is longpin's CSV header. */
-bool csv_is_header(const char *line)
+bool lp_csv_is_header(const char *line)
 {
 	return !strcmp(line, csv_header);
 }
@@ -225,7 +225,7 @@ static long last_line(FILE *f)
  * Only the header and the last byte are read (the whole file only for the
  * line number of an error).
  */
-int csv_verify(FILE *f, const char *path)
+int lp_csv_verify(FILE *f, const char *path)
 {
 	static char line[sizeof(csv_header) + 1];
 
@@ -247,7 +247,7 @@ int csv_verify(FILE *f, const char *path)
  * @fd's file, a CSV of another schema (--torture's), must be empty or
  * start with @hdr and end with a newline.
  */
-int csv_verify_text(int fd, const char *path, const char *hdr)
+int lp_csv_verify_text(int fd, const char *path, const char *hdr)
 {
 	size_t n = strlen(hdr);
 	off_t end = lseek(fd, 0, SEEK_END);
@@ -282,7 +282,7 @@ static bool is_stdout(const struct stat *st)
  * created here, so an early exit leaves no empty CSV behind. @hdr: the
  * header of another schema (--torture's), NULL: ours.
  */
-int csv_check(const char *path, const char *hdr)
+int lp_csv_check(const char *path, const char *hdr)
 {
 	char dir[PATH_MAX], *slash;
 	struct stat st;
@@ -300,15 +300,15 @@ int csv_check(const char *path, const char *hdr)
 		if (!S_ISFIFO(st.st_mode) && !is_stdout(&st))
 			return lp_err(LP_EUSAGE,
 				      "--csv %s is %s: give a regular file, a FIFO or - (standard output)",
-				      path, file_kind(st.st_mode));
+				      path, lp_file_kind(st.st_mode));
 		return access(path, W_OK) ?
 			lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			       path, strerror(errno)) : LP_OK;
 	}
 	f = fopen(path, "r");
 	if (f) {
-		ret = hdr ? csv_verify_text(fileno(f), path, hdr) :
-			    csv_verify(f, path);
+		ret = hdr ? lp_csv_verify_text(fileno(f), path, hdr) :
+			    lp_csv_verify(f, path);
 		fclose(f);
 		if (ret == LP_OK && access(path, W_OK))
 			ret = lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
@@ -328,7 +328,7 @@ int csv_check(const char *path, const char *hdr)
 	return LP_OK;
 }
 
-/* --csv -: the process's original stdout, the CSV's alone (csv_to_stdout) */
+/* --csv -: the process's original stdout, the CSV's alone (lp_csv_to_stdout) */
 static int csv_out_fd = -1;
 /* a stream (stdout, a pipe, a device) got its header from this process */
 static bool stream_header;
@@ -338,7 +338,7 @@ static bool stream_header;
  * longpin prints there (the table) to stderr, so that `longpin --csv - >
  * out.csv` or a pipe gets one header and CSV rows only.
  */
-int csv_to_stdout(void)
+int lp_csv_to_stdout(void)
 {
 	fflush(stdout);
 	csv_out_fd = dup(STDOUT_FILENO);
@@ -456,9 +456,9 @@ static int csv_append_file(const char *path, const struct row *r, size_t n,
 			      path, strerror(errno));
 	end = lseek(fd, 0, SEEK_END);
 	if (end > 0) {
-		/* what another writer may have left since csv_check() */
+		/* what another writer may have left since lp_csv_check() */
 		f = fdopen(dup(fd), "r");
-		ret = f ? csv_verify(f, path) :
+		ret = f ? lp_csv_verify(f, path) :
 			  lp_err(LP_EUSAGE, "--csv %s: %s", path, strerror(errno));
 		if (f)
 			fclose(f);
@@ -506,7 +506,7 @@ static int csv_append_stream(const char *path, int fd, const struct row *r,
  * new or empty. A regular file is locked so that parallel runs do not
  * interleave, and the rows are written whole or not at all.
  */
-int csv_append_rows(const char *path, const struct row *r, size_t n,
+int lp_csv_append_rows(const char *path, const struct row *r, size_t n,
 		    unsigned int repeat)
 {
 	struct stat st;
@@ -526,9 +526,9 @@ int csv_append_rows(const char *path, const struct row *r, size_t n,
 	return ret;
 }
 
-int csv_append(const char *path, const struct row *r, unsigned int repeat)
+int lp_csv_append(const char *path, const struct row *r, unsigned int repeat)
 {
-	return csv_append_rows(path, r, 1, repeat);
+	return lp_csv_append_rows(path, r, 1, repeat);
 }
 
 /*
@@ -536,7 +536,7 @@ int csv_append(const char *path, const struct row *r, unsigned int repeat)
  * empty ("-", a pipe, a device: always, one run writes once); a regular
  * file is locked, verified and appended whole or not at all.
  */
-int csv_append_text(const char *path, const char *hdr, const char *rows)
+int lp_csv_append_text(const char *path, const char *hdr, const char *rows)
 {
 	bool file = strcmp(path, "-"), created = false;
 	char *text = NULL;
@@ -554,7 +554,7 @@ int csv_append_text(const char *path, const char *hdr, const char *rows)
 		return lp_err(LP_EUSAGE, "--csv %s: %s: give a writable file",
 			      path, strerror(errno));
 	if (file && !fstat(fd, &st) && S_ISREG(st.st_mode)) {
-		ret = csv_verify_text(fd, path, hdr);
+		ret = lp_csv_verify_text(fd, path, hdr);
 		end = lseek(fd, 0, SEEK_END);
 	}
 	if (ret == LP_OK && asprintf(&text, "%s%s", end > 0 ? "" : hdr,

@@ -18,7 +18,7 @@ static void put_n(FILE *f, const char *s, int n)
 		fputc(*s == LP_NBSP ? ' ' : *s, f);
 }
 
-void text_wrap(FILE *f, const char *text, int indent, int col)
+void lp_text_wrap(FILE *f, const char *text, int indent, int col)
 {
 	const char *p = text, *sp;
 	int n;
@@ -42,26 +42,26 @@ void text_wrap(FILE *f, const char *text, int indent, int col)
 }
 
 /* The options of a command, a paragraph each, for the terminal. */
-void opts_help(FILE *f, const struct lp_cmd_opt *opts)
+void lp_opts_help(FILE *f, const struct lp_cmd_opt *opts)
 {
 	const struct lp_opt *op;
 	char left[64];
 	int n;
 
 	for (; opts->id != OPT_NR; opts++) {
-		op = opt_info(opts->id);
+		op = lp_opt_info(opts->id);
 		n = snprintf(left, sizeof(left), "  --%s%s%s", op->name,
 			     op->arg ? " " : "", op->arg ? op->arg : "");
 		if (n > 19)
 			fprintf(f, "%s\n%19s", left, "");
 		else
 			fprintf(f, "%-19s", left);
-		text_wrap(f, opts->help ? opts->help : op->help, 19, 19);
+		lp_text_wrap(f, opts->help ? opts->help : op->help, 19, 19);
 	}
 }
 
 /* @text for roff, inline: backslashes and hyphens escaped. */
-void man_esc(FILE *f, const char *text)
+void lp_man_esc(FILE *f, const char *text)
 {
 	const char *p;
 
@@ -78,35 +78,35 @@ void man_esc(FILE *f, const char *text)
 }
 
 /* @text as a line of roff text: no line starts a request. */
-void man_text(FILE *f, const char *text)
+void lp_man_text(FILE *f, const char *text)
 {
 	if (*text == '.' || *text == '\'')
 		fputs("\\&", f);
-	man_esc(f, text);
+	lp_man_esc(f, text);
 	fputc('\n', f);
 }
 
 /* The options of a command as roff: a tagged paragraph each. */
-void opts_man(FILE *f, const struct lp_cmd_opt *opts)
+void lp_opts_man(FILE *f, const struct lp_cmd_opt *opts)
 {
 	const struct lp_opt *op;
 
 	for (; opts->id != OPT_NR; opts++) {
-		op = opt_info(opts->id);
+		op = lp_opt_info(opts->id);
 		fputs(op->arg ? ".TP\n.BI \\-\\-" : ".TP\n.B \\-\\-", f);
-		man_esc(f, op->name);
+		lp_man_esc(f, op->name);
 		if (op->arg) {
 			fputs(" \" ", f);
-			man_esc(f, op->arg);
+			lp_man_esc(f, op->arg);
 			fputc('"', f);
 		}
 		fputc('\n', f);
-		man_text(f, opts->help ? opts->help : op->help);
+		lp_man_text(f, opts->help ? opts->help : op->help);
 	}
 }
 
 /* The title of a list after a command's options ("Memory types"). */
-void items_head(FILE *f, bool man, const char *title)
+void lp_items_head(FILE *f, bool man, const char *title)
 {
 	if (man)
 		fprintf(f, ".PP\n%s:\n", title);
@@ -115,25 +115,25 @@ void items_head(FILE *f, bool man, const char *title)
 }
 
 /* One item of such a list: its name and what it is. */
-void item_help(FILE *f, bool man, const char *name, const char *help)
+void lp_item_help(FILE *f, bool man, const char *name, const char *help)
 {
 	if (man) {
 		fputs(".TP\n.B ", f);
-		man_text(f, name);
-		man_text(f, help);
+		lp_man_text(f, name);
+		lp_man_text(f, help);
 		return;
 	}
 	fprintf(f, "  %-17s", name);
 	if (strlen(name) > 16)
 		fprintf(f, "\n%19s", "");
-	text_wrap(f, help, 19, 19);
+	lp_text_wrap(f, help, 19, 19);
 }
 
 /* "[--size N]", "--mem TYPE": one option in a synopsis */
 static const char *opt_synopsis(enum opt_id id, bool needed, char *buf,
 				size_t n)
 {
-	const struct lp_opt *op = opt_info(id);
+	const struct lp_opt *op = lp_opt_info(id);
 
 	snprintf(buf, n, "%s--%s%s%s%s", needed ? "" : "[", op->name,
 		 op->arg ? LP_NBSP_S : "", op->arg ? op->arg : "",
@@ -142,7 +142,7 @@ static const char *opt_synopsis(enum opt_id id, bool needed, char *buf,
 }
 
 /* "longpin lifetime CASE --mem TYPE [--size N] ...", wrapped; or roff (@man) */
-void cmd_synopsis(FILE *f, const struct lp_cmd *c, bool man)
+void lp_cmd_synopsis(FILE *f, const struct lp_cmd *c, bool man)
 {
 	char line[2048], w[64];
 	const struct lp_cmd_opt *op;
@@ -160,22 +160,22 @@ void cmd_synopsis(FILE *f, const struct lp_cmd *c, bool man)
 	if (man) {
 		fprintf(f, ".B longpin %s\n", c->name);
 		if (line[*line == ' '])
-			man_text(f, line + (*line == ' '));
+			lp_man_text(f, line + (*line == ' '));
 		fputs(".br\n", f);
 	} else {
-		text_wrap(f, line, 8, 0);
+		lp_text_wrap(f, line, 8, 0);
 	}
 }
 
 /* The help of command @c: its synopsis, what it does, its options. */
-void cmd_help(FILE *f, const struct lp_cmd *c)
+void lp_cmd_help(FILE *f, const struct lp_cmd *c)
 {
 	fputs("usage: ", f);
-	cmd_synopsis(f, c, false);
+	lp_cmd_synopsis(f, c, false);
 	fputc('\n', f);
-	text_wrap(f, c->text, 0, 0);
+	lp_text_wrap(f, c->text, 0, 0);
 	fputs("\nOptions:\n", f);
-	opts_help(f, c->opts);
+	lp_opts_help(f, c->opts);
 	if (c->more)
 		c->more(f, false);
 }

@@ -46,7 +46,7 @@ static void marks_load(void)
 static FILE *stand_in;
 
 /* /dev/kmsg positioned after the last record, or -1 (not root: unread). */
-int kmsg_open(void)
+int lp_kmsg_open(void)
 {
 	const char *test = getenv("LONGPIN_TEST_KMSG");
 	int fd;
@@ -109,10 +109,10 @@ static bool kmsg_next(int fd, char *rec, size_t n, char **msg)
 }
 
 /*
- * Read every record logged since kmsg_open() and close @fd; returns the
+ * Read every record logged since lp_kmsg_open() and close @fd; returns the
  * number of reports among them, the first one's text in @first.
  */
-long kmsg_reports(int fd, char *first, size_t n)
+long lp_kmsg_reports(int fd, char *first, size_t n)
 {
 	char rec[8192], *msg;
 	long reports = 0;

@@ -130,21 +130,21 @@ struct lp_opt {
 	const char *arg;	/* the name of its argument, NULL: a flag */
 	const char *help;
 };
-const struct lp_opt *opt_info(enum opt_id id);
-const char *opt_name(enum opt_id id);
-bool opt_given(const struct opts *o, enum opt_id id);
+const struct lp_opt *lp_opt_info(enum opt_id id);
+const char *lp_opt_name(enum opt_id id);
+bool lp_opt_given(const struct opts *o, enum opt_id id);
 
 /*
  * opts.c: the command line into @o, the command one of @cmds. Returns
  * LP_OK to run o->cmd, -1 when done (--help), else an exit status after
  * a one-line error.
  */
-int opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
+int lp_opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
 	       char **argv);
-const struct lp_cmd *cmd_find(const struct lp_cmd *cmds, const char *name);
-bool cmd_takes(const struct lp_cmd *c, enum opt_id id);
+const struct lp_cmd *lp_cmd_find(const struct lp_cmd *cmds, const char *name);
+bool lp_cmd_takes(const struct lp_cmd *c, enum opt_id id);
 /* the commands that take option @id: "register, lifetime or torture" */
-const char *cmd_takers(const struct lp_cmd *cmds, enum opt_id id, char *buf,
+const char *lp_cmd_takers(const struct lp_cmd *cmds, enum opt_id id, char *buf,
 		       size_t n);
 
 /* help.c: the help and the manual page, from the tables */
@@ -152,17 +152,17 @@ const char *cmd_takers(const struct lp_cmd *cmds, enum opt_id id, char *buf,
 #define LP_NBSP		'\x01'
 #define LP_NBSP_S	"\x01"
 /* wrap @text at 79 columns, every line after the first indented @indent */
-void text_wrap(FILE *f, const char *text, int indent, int col);
-void opts_help(FILE *f, const struct lp_cmd_opt *opts);
-void opts_man(FILE *f, const struct lp_cmd_opt *opts);
-void man_text(FILE *f, const char *text);
-void man_esc(FILE *f, const char *text);
-void items_head(FILE *f, bool man, const char *title);
-void item_help(FILE *f, bool man, const char *name, const char *help);
+void lp_text_wrap(FILE *f, const char *text, int indent, int col);
+void lp_opts_help(FILE *f, const struct lp_cmd_opt *opts);
+void lp_opts_man(FILE *f, const struct lp_cmd_opt *opts);
+void lp_man_text(FILE *f, const char *text);
+void lp_man_esc(FILE *f, const char *text);
+void lp_items_head(FILE *f, bool man, const char *title);
+void lp_item_help(FILE *f, bool man, const char *name, const char *help);
 /* "longpin lifetime CASE --mem TYPE [--size N] ...", wrapped, or roff */
-void cmd_synopsis(FILE *f, const struct lp_cmd *c, bool man);
+void lp_cmd_synopsis(FILE *f, const struct lp_cmd *c, bool man);
 /* the help of command @c */
-void cmd_help(FILE *f, const struct lp_cmd *c);
+void lp_cmd_help(FILE *f, const struct lp_cmd *c);
 
 /* util.c */
 int lp_err(int code, const char *fmt, ...)
@@ -172,26 +172,26 @@ void lp_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *lp_last_err(void);
 /* LONGPIN_TEST_FAULT names @name: a fault only the tests inject (util.c) */
 bool lp_test_fault(const char *name);
-int parse_size(const char *s, size_t *out);
-void fmt_size(char *buf, size_t n, size_t bytes);
-const char *errno_name(int err);
-const char *file_kind(mode_t mode);
+int lp_parse_size(const char *s, size_t *out);
+void lp_fmt_size(char *buf, size_t n, size_t bytes);
+const char *lp_errno_name(int err);
+const char *lp_file_kind(mode_t mode);
 /* block device @dev mounted, held or swap, or a partition of it (blkdev.c) */
 bool lp_blk_in_use(dev_t dev, char *why, size_t n);
 /* @a and @b name one file, existing or to be created (util.c) */
 bool lp_same_file(const char *a, const char *b);
-int errno_from_name(const char *name);
-uint64_t now_ns(void);
-void pattern_fill(void *buf, size_t len, uint64_t seed);
-void list_add(char *buf, size_t n, size_t i, size_t count, const char *word);
-const void *table_find(const void *base, size_t n, size_t size, size_t off,
+int lp_errno_from_name(const char *name);
+uint64_t lp_now_ns(void);
+void lp_pattern_fill(void *buf, size_t len, uint64_t seed);
+void lp_list_add(char *buf, size_t n, size_t i, size_t count, const char *word);
+const void *lp_table_find(const void *base, size_t n, size_t size, size_t off,
 		       const char *name);
 #define TABLE_FIND(t, field, name)					\
-	((typeof(&(t)[0]))table_find((t), ARRAY_SIZE(t), sizeof((t)[0]),	\
+	((typeof(&(t)[0]))lp_table_find((t), ARRAY_SIZE(t), sizeof((t)[0]),	\
 				     offsetof(typeof((t)[0]), field), (name)))
 /* min, median (the mean of the middle two when @n is even), max; sorts @v */
 struct stat3 { double min, med, max; };
-struct stat3 stat3_of(double *v, unsigned int n);
+struct stat3 lp_stat3_of(double *v, unsigned int n);
 
 /* util.c: progress of a long phase on a terminal's stderr */
 struct progress {
@@ -200,16 +200,16 @@ struct progress {
 	uint64_t t0, last;
 	bool on, shown;
 };
-void progress_begin(struct progress *p, const char *what, const char *phase,
+void lp_progress_begin(struct progress *p, const char *what, const char *phase,
 		    unsigned long total);
-void progress_step(struct progress *p, unsigned long done);
-void progress_end(struct progress *p);
-const char *prefault_name(enum prefault pf);
-int prefault_parse(const char *s, unsigned int *mask);
-size_t hugepage_size(void);
-const char *fs_name(long magic);
+void lp_progress_step(struct progress *p, unsigned long done);
+void lp_progress_end(struct progress *p);
+const char *lp_prefault_name(enum prefault pf);
+int lp_prefault_parse(const char *s, unsigned int *mask);
+size_t lp_hugepage_size(void);
+const char *lp_fs_name(long magic);
 /* util.c: the accelerator of a virtual CPU, "none" on bare metal */
-const char *cpu_accel(void);
+const char *lp_cpu_accel(void);
 
 /* probe.c: what the kernel tells about pins and pages */
 struct smaps_sum {
@@ -217,24 +217,24 @@ struct smaps_sum {
 	long dirty_kb;
 	long anon_huge_kb;
 };
-long vmpin_kb(void);
-long vmlck_kb(void);
-long vmpin_wait(long want, unsigned int ms, unsigned int *took);
-int vmstat_pins(long *acquired, long *released);
-int smaps_range(const void *addr, size_t len, struct smaps_sum *s);
-long resident_pages(void *addr, size_t len);
-int resident_map(void *addr, size_t len, unsigned char *vec);
-int page_frames(const void *addr, size_t len, uint64_t *pfn);
-long devdax_pages(const void *addr, size_t len);
+long lp_vmpin_kb(void);
+long lp_vmlck_kb(void);
+long lp_vmpin_wait(long want, unsigned int ms, unsigned int *took);
+int lp_vmstat_pins(long *acquired, long *released);
+int lp_smaps_range(const void *addr, size_t len, struct smaps_sum *s);
+long lp_resident_pages(void *addr, size_t len);
+int lp_resident_map(void *addr, size_t len, unsigned char *vec);
+int lp_page_frames(const void *addr, size_t len, uint64_t *pfn);
+long lp_devdax_pages(const void *addr, size_t len);
 /* the zero page's pfns that a buffer maps, as up to LP_ZERO_RANGES ranges */
 #define LP_ZERO_RANGES 4
 struct zero_pfns {
 	int nranges;
 	uint64_t lo[LP_ZERO_RANGES], hi[LP_ZERO_RANGES];
 };
-long zero_page_ptes(const void *addr, size_t len, struct zero_pfns *z);
-bool have_cap_ipc_lock(void);
-long meminfo_kb(const char *key);
+long lp_zero_page_ptes(const void *addr, size_t len, struct zero_pfns *z);
+bool lp_have_cap_ipc_lock(void);
+long lp_meminfo_kb(const char *key);
 
 /*
  * pins.c: a run's pin window, under the machine-wide lock that every
@@ -268,56 +268,56 @@ enum lp_pins_state lp_pins_end(struct lp_pins *w);
 enum lp_pins_state lp_pins_judge(struct lp_pins *w);
 
 #define LP_NR_KCOUNTERS 4
-extern const char *const kcounter_names[LP_NR_KCOUNTERS];
-long vmstat_value(const char *name);
-bool kcounters_present(void);
-int kcounters_read(long out[LP_NR_KCOUNTERS]);
+extern const char *const lp_kcounter_names[LP_NR_KCOUNTERS];
+long lp_vmstat_value(const char *name);
+bool lp_kcounters_present(void);
+int lp_kcounters_read(long out[LP_NR_KCOUNTERS]);
 
-/* kmsg.c: the kernel reports logged between kmsg_open() and kmsg_reports() */
-int kmsg_open(void);
-long kmsg_reports(int fd, char *first, size_t n);
+/* kmsg.c: the kernel reports logged between lp_kmsg_open() and lp_kmsg_reports() */
+int lp_kmsg_open(void);
+long lp_kmsg_reports(int fd, char *first, size_t n);
 
 /* contract.c: expected verdicts, data in harness/contracts/ */
 struct contract;
-const char *kernel_release(void);
-const struct contract *contract_select(const char **why);
-const struct contract *contract_by_name(const char *name);
-const char *contract_name(const struct contract *c);
-void contract_list(void);
+const char *lp_kernel_release(void);
+const struct contract *lp_contract_select(const char **why);
+const struct contract *lp_contract_by_name(const char *name);
+const char *lp_contract_name(const struct contract *c);
+void lp_contract_list(void);
 /*
  * Returns true when a row matches and sets *err (0 or a negative errno) and
  * *nofault (the attempt must leave resident and dirty pages alone).
  */
-bool contract_lookup(const struct contract *c, const char *mem,
+bool lp_contract_lookup(const struct contract *c, const char *mem,
 		     enum prefault pf, size_t size, int *err, bool *nofault);
 /* the same for the --pinner @pinner ("gup-fast", "gup/ro"; NULL: io_uring) */
-bool contract_lookup_pinner(const struct contract *c, const char *pinner,
+bool lp_contract_lookup_pinner(const struct contract *c, const char *pinner,
 			    const char *mem, enum prefault pf, size_t size,
 			    int *err, bool *nofault);
 /* the name of the row's known pin leak (a "leak=NAME" flag), or NULL */
-const char *contract_leak(const struct contract *c, const char *pinner,
+const char *lp_contract_leak(const struct contract *c, const char *pinner,
 			  const char *mem, enum prefault pf, size_t size);
 /*
  * The name of the known kernel defect that may lower HugePages_Rsvd in a
  * --torture run of @mem that truncates (a "torture" row's rsvd=NAME), or
  * NULL
  */
-const char *contract_torture_rsvd(const struct contract *c, const char *mem);
+const char *lp_contract_torture_rsvd(const struct contract *c, const char *mem);
 /*
  * The answer of --lifetime @lcase for @mem, when the contract has a
  * "lifetime CASE" row for it; *defect: that answer is a known kernel
  * defect (the row's verdict is "defect", not "pass").
  */
-bool contract_lookup_case(const struct contract *c, const char *lcase,
+bool lp_contract_lookup_case(const struct contract *c, const char *lcase,
 			  const char *mem, enum prefault pf, size_t size,
 			  int *err, bool *defect);
 /* the same for the "pinner @pinner lifetime CASE" rows (NULL: io_uring) */
-bool contract_lookup_case_pinner(const struct contract *c, const char *pinner,
+bool lp_contract_lookup_case_pinner(const struct contract *c, const char *pinner,
 				 const char *lcase, const char *mem,
 				 enum prefault pf, size_t size, int *err,
 				 bool *defect);
 /* "0" or "-ENAME" (a contract's answer) -> *err 0 or -errno; -EINVAL if not */
-int parse_expected(const char *s, int *err);
+int lp_parse_expected(const char *s, int *err);
 
 /* The columns of a row's fixed-buffer I/O (a pinner's, or fio's). */
 struct io_result {
@@ -360,7 +360,7 @@ struct row {
 	/* a row of another tool (fio-jobs/fio2csv.sh): NULL for longpin's */
 	const char *source;		/* NULL: "harness" */
 	const char *timestamp;		/* NULL: now */
-	const char *accel;		/* NULL: cpu_accel() */
+	const char *accel;		/* NULL: lp_cpu_accel() */
 	const char *kernel;
 	const char *contract;
 	const char *mem;
@@ -410,37 +410,37 @@ static inline void row_pg_set(struct row *r, int i, long v)
 
 /* csv.c: the CSV writer */
 /* can --csv @path take our rows (@hdr: another schema's header)? */
-int csv_check(const char *path, const char *hdr);
-int csv_append(const char *path, const struct row *r, unsigned int repeat);
-int csv_append_rows(const char *path, const struct row *r, size_t n,
+int lp_csv_check(const char *path, const char *hdr);
+int lp_csv_append(const char *path, const struct row *r, unsigned int repeat);
+int lp_csv_append_rows(const char *path, const struct row *r, size_t n,
 		    unsigned int repeat);
-bool csv_is_header(const char *line);
-int csv_verify(FILE *f, const char *path);
+bool lp_csv_is_header(const char *line);
+int lp_csv_verify(FILE *f, const char *path);
 /* a CSV of another schema (--torture's): its header @hdr, rows whole */
-int csv_verify_text(int fd, const char *path, const char *hdr);
-int csv_append_text(const char *path, const char *hdr, const char *rows);
-int csv_to_stdout(void);
+int lp_csv_verify_text(int fd, const char *path, const char *hdr);
+int lp_csv_append_text(const char *path, const char *hdr, const char *rows);
+int lp_csv_to_stdout(void);
 
 /* verdict.c: a row's verdict, its line in the table, and its write */
-const char *row_verdict(const struct row *r);
-void table_print(const struct row *r, bool header, const struct opts *o);
-void table_print_lifetime(const struct row *r, bool header);
+const char *lp_row_verdict(const struct row *r);
+void lp_table_print(const struct row *r, bool header, const struct opts *o);
+void lp_table_print_lifetime(const struct row *r, bool header);
 /*
  * What a row whose contract names a known defect shows: nothing of it (a
  * row without such a contract row, too), the defect, or not the defect
  * (the data survived: the kernel or the contract changed).
  */
 enum row_defect { DEFECT_NONE, DEFECT_SHOWN, DEFECT_ABSENT, DEFECT_UNEXERCISED };
-int row_judge(struct row *r, bool failed, enum row_defect d, const char *note);
-int row_write(const struct row *r, const struct opts *o, bool header, int ret);
+int lp_row_judge(struct row *r, bool failed, enum row_defect d, const char *note);
+int lp_row_write(const struct row *r, const struct opts *o, bool header, int ret);
 /*
  * A row for a case that did not run (verdict "skip", @why its note): the
  * caller sets its key (kernel, contract, mem, pf, size, op, pinner) and
  * expected answer; written to the CSV only. Returns LP_OK or LP_EUSAGE.
  */
-int row_skip(struct row *r, const struct opts *o, const char *why);
+int lp_row_skip(struct row *r, const struct opts *o, const char *why);
 /* the prefaults (1 << pf) this process wrote a row of, skips too */
-unsigned int rows_written_pf(void);
+unsigned int lp_rows_written_pf(void);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define KiB 1024UL

@@ -51,17 +51,17 @@ static const struct lp_opt opt_table[OPT_NR] = {
 	[OPT_HELP] = { "help", NULL, "print this help" },
 };
 
-const struct lp_opt *opt_info(enum opt_id id)
+const struct lp_opt *lp_opt_info(enum opt_id id)
 {
 	return &opt_table[id];
 }
 
-const char *opt_name(enum opt_id id)
+const char *lp_opt_name(enum opt_id id)
 {
 	return opt_table[id].name;
 }
 
-bool opt_given(const struct opts *o, enum opt_id id)
+bool lp_opt_given(const struct opts *o, enum opt_id id)
 {
 	return o->given & OPT(id);
 }

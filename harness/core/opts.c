@@ -25,9 +25,9 @@ static int parse_uint(enum opt_id id, const char *arg, unsigned long lo,
 {
 	size_t v;
 
-	if (parse_size(arg, &v) || v < lo || v > hi)
+	if (lp_parse_size(arg, &v) || v < lo || v > hi)
 		return lp_err(LP_EUSAGE, "--%s %s: give a number from %lu to %lu",
-			      opt_name(id), arg, lo, hi);
+			      lp_opt_name(id), arg, lo, hi);
 	*out = v;
 	return LP_OK;
 }
@@ -49,7 +49,7 @@ static int parse_seconds(struct opts *o, const char *arg)
 
 static int parse_size_opt(struct opts *o, const char *arg)
 {
-	int ret = parse_size(arg, &o->size);
+	int ret = lp_parse_size(arg, &o->size);
 
 	if (ret == -ERANGE || (!ret && o->size > LP_SIZE_MAX))
 		return lp_err(LP_EUSAGE, "--size %s is too large: give at most %luG",
@@ -86,7 +86,7 @@ static int parse_num(struct opts *o, enum opt_id id, const char *arg)
 	case OPT_SIZE:
 		return parse_size_opt(o, arg);
 	case OPT_PREFAULT:
-		if (prefault_parse(arg, &o->prefaults))
+		if (lp_prefault_parse(arg, &o->prefaults))
 			return lp_err(LP_EUSAGE,
 				      "--prefault %s: give none, read, write, a comma list or all",
 				      arg);
@@ -269,7 +269,7 @@ static char **old_argv(struct old_form *f, char *prog, int *argc)
 
 /* ---- the commands ---- */
 
-const struct lp_cmd *cmd_find(const struct lp_cmd *cmds, const char *name)
+const struct lp_cmd *lp_cmd_find(const struct lp_cmd *cmds, const char *name)
 {
 	for (; cmds->name; cmds++)
 		if (!strcmp(cmds->name, name))
@@ -277,7 +277,7 @@ const struct lp_cmd *cmd_find(const struct lp_cmd *cmds, const char *name)
 	return NULL;
 }
 
-bool cmd_takes(const struct lp_cmd *c, enum opt_id id)
+bool lp_cmd_takes(const struct lp_cmd *c, enum opt_id id)
 {
 	const struct lp_cmd_opt *op;
 
@@ -287,18 +287,18 @@ bool cmd_takes(const struct lp_cmd *c, enum opt_id id)
 	return false;
 }
 
-const char *cmd_takers(const struct lp_cmd *cmds, enum opt_id id, char *buf,
+const char *lp_cmd_takers(const struct lp_cmd *cmds, enum opt_id id, char *buf,
 		       size_t n)
 {
 	const struct lp_cmd *c;
 	size_t k = 0, count = 0;
 
 	for (c = cmds; c->name; c++)
-		count += cmd_takes(c, id);
+		count += lp_cmd_takes(c, id);
 	buf[0] = '\0';
 	for (c = cmds; c->name; c++)
-		if (cmd_takes(c, id))
-			list_add(buf, n, k++, count, c->name);
+		if (lp_cmd_takes(c, id))
+			lp_list_add(buf, n, k++, count, c->name);
 	return buf;
 }
 
@@ -325,12 +325,12 @@ static int opts_taken(const struct opts *o, const struct lp_cmd *cmds)
 	int id;
 
 	for (id = 0; id < OPT_NR; id++) {
-		if (!opt_given(o, id) || cmd_takes(o->cmd, id))
+		if (!lp_opt_given(o, id) || lp_cmd_takes(o->cmd, id))
 			continue;
 		return lp_err(LP_EUSAGE,
 			      "%s takes no --%s (an option of %s): drop it",
-			      o->cmd->name, opt_name(id),
-			      cmd_takers(cmds, id, who, sizeof(who)));
+			      o->cmd->name, lp_opt_name(id),
+			      lp_cmd_takers(cmds, id, who, sizeof(who)));
 	}
 	return LP_OK;
 }
@@ -341,8 +341,8 @@ static int parse_opts(struct opts *o, int argc, char **argv)
 	int c, id, ret;
 
 	for (id = 0; id < OPT_NR; id++)
-		lo[id] = (struct option){ opt_info(id)->name,
-					  opt_info(id)->arg ?
+		lo[id] = (struct option){ lp_opt_info(id)->name,
+					  lp_opt_info(id)->arg ?
 					  required_argument : no_argument,
 					  NULL, id };
 	lo[OPT_NR] = (struct option){ NULL, 0, NULL, 0 };
@@ -368,7 +368,7 @@ static int find_cmd(struct opts *o, const struct lp_cmd *cmds, int *argc,
 	static struct old_form f;
 	int ret;
 
-	if (*argc > 1 && (o->cmd = cmd_find(cmds, (*argv)[1])))
+	if (*argc > 1 && (o->cmd = lp_cmd_find(cmds, (*argv)[1])))
 		return LP_OK;
 	if (*argc > 1 && (*argv)[1][0] != '-')
 		return lp_err(LP_EUSAGE,
@@ -376,12 +376,12 @@ static int find_cmd(struct opts *o, const struct lp_cmd *cmds, int *argc,
 			      (*argv)[1]);
 	/* fio-jobs/'s modes, with their own words (fio_import.c) */
 	if (*argc > 1 && !strncmp((*argv)[1], "--fio-", 6)) {
-		o->cmd = cmd_find(cmds, (*argv)[1] + 2);
+		o->cmd = lp_cmd_find(cmds, (*argv)[1] + 2);
 		if (o->cmd)
 			return LP_OK;
 	}
 	if (*argc > 1 && !strcmp((*argv)[1], "--help")) {
-		o->cmd = cmd_find(cmds, "help");
+		o->cmd = lp_cmd_find(cmds, "help");
 		return LP_OK;
 	}
 	memset(&f, 0, sizeof(f));
@@ -389,7 +389,7 @@ static int find_cmd(struct opts *o, const struct lp_cmd *cmds, int *argc,
 	if (ret != LP_OK)
 		return ret;
 	*argv = old_argv(&f, (*argv)[0], argc);
-	o->cmd = cmd_find(cmds, (*argv)[1]);
+	o->cmd = lp_cmd_find(cmds, (*argv)[1]);
 	return LP_OK;
 }
 
@@ -399,7 +399,7 @@ static int find_cmd(struct opts *o, const struct lp_cmd *cmds, int *argc,
  * one-line error. Callable more than once (the fuzzer does): getopt is
  * reset first.
  */
-int opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
+int lp_opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
 	       char **argv)
 {
 	int ret;
@@ -411,7 +411,7 @@ int opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
 	if (ret != LP_OK)
 		return ret;
 	if (o->cmd->raw && argc == 3 && !strcmp(argv[2], "--help")) {
-		cmd_help(stdout, o->cmd);
+		lp_cmd_help(stdout, o->cmd);
 		return -1;
 	}
 	if (o->cmd->raw)
@@ -419,8 +419,8 @@ int opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
 	ret = parse_opts(o, argc - 1, argv + 1);
 	if (ret != LP_OK)
 		return ret;
-	if (opt_given(o, OPT_HELP)) {
-		cmd_help(stdout, o->cmd);
+	if (lp_opt_given(o, OPT_HELP)) {
+		lp_cmd_help(stdout, o->cmd);
 		return -1;
 	}
 	if ((o->cmd->needs & OPT(OPT_MEM)) && !o->mem && !o->list)

@@ -102,7 +102,7 @@ static int lock_take(bool excl, char *why, size_t n)
 /* The counters, exact (root: stat_refresh first), or false. */
 static bool counters(long *acq, long *rel)
 {
-	return !geteuid() && !vmstat_pins(acq, rel);
+	return !geteuid() && !lp_vmstat_pins(acq, rel);
 }
 
 void lp_pins_begin(struct lp_pins *w, bool judge)

@@ -35,30 +35,30 @@ static long proc_kv(const char *path, const char *key)
 	return v;
 }
 
-long vmpin_kb(void)
+long lp_vmpin_kb(void)
 {
 	return proc_kv("/proc/self/status", "VmPin:");
 }
 
 /* locked_vm, which vfio charges its DMA maps to (and mlock()) */
-long vmlck_kb(void)
+long lp_vmlck_kb(void)
 {
 	return proc_kv("/proc/self/status", "VmLck:");
 }
 
 /* Poll VmPin for up to @ms until it is @want again; returns the last value. */
-long vmpin_wait(long want, unsigned int ms, unsigned int *took)
+long lp_vmpin_wait(long want, unsigned int ms, unsigned int *took)
 {
-	long v = vmpin_kb();
+	long v = lp_vmpin_kb();
 
 	for (*took = 0; v != want && *took < ms; *took += 10) {
 		usleep(10000);
-		v = vmpin_kb();
+		v = lp_vmpin_kb();
 	}
 	return v;
 }
 
-long meminfo_kb(const char *key)
+long lp_meminfo_kb(const char *key)
 {
 	return proc_kv("/proc/meminfo", key);
 }
@@ -67,7 +67,7 @@ long meminfo_kb(const char *key)
  * nr_foll_pin_acquired/released are batched per CPU; writing
  * /proc/sys/vm/stat_refresh (root only) folds the batches first.
  */
-int vmstat_pins(long *acquired, long *released)
+int lp_vmstat_pins(long *acquired, long *released)
 {
 	int fd = open("/proc/sys/vm/stat_refresh", O_WRONLY);
 
@@ -98,7 +98,7 @@ static void smaps_add(struct smaps_sum *s, const char *line)
 }
 
 /* Sum the smaps fields of every VMA overlapping [addr, addr + len). */
-int smaps_range(const void *addr, size_t len, struct smaps_sum *s)
+int lp_smaps_range(const void *addr, size_t len, struct smaps_sum *s)
 {
 	unsigned long lo = (unsigned long)addr, hi = lo + len, a, b;
 	char line[512];
@@ -121,7 +121,7 @@ int smaps_range(const void *addr, size_t len, struct smaps_sum *s)
 }
 
 /* Pages of [addr, addr + len) resident in memory (page cache for files). */
-long resident_pages(void *addr, size_t len)
+long lp_resident_pages(void *addr, size_t len)
 {
 	size_t pg = sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg, i;
 	unsigned char *vec = malloc(n);
@@ -143,7 +143,7 @@ long resident_pages(void *addr, size_t len)
  * mincore() of [addr, addr + len) into @vec (one byte a page, bit 0:
  * resident); 0 or -errno.
  */
-int resident_map(void *addr, size_t len, unsigned char *vec)
+int lp_resident_map(void *addr, size_t len, unsigned char *vec)
 {
 	return mincore(addr, len, vec) ? -errno : 0;
 }
@@ -153,7 +153,7 @@ int resident_map(void *addr, size_t len, unsigned char *vec)
  * not present); -1 when pagemap shows no frames (not root, or no
  * CONFIG_PROC_PAGE_MONITOR), else 0.
  */
-int page_frames(const void *addr, size_t len, uint64_t *pfn)
+int lp_page_frames(const void *addr, size_t len, uint64_t *pfn)
 {
 	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	size_t i, n = len / 4096;
@@ -177,7 +177,7 @@ int page_frames(const void *addr, size_t len, uint64_t *pfn)
 }
 
 /* Pages of [addr, addr + len) that a device-dax file maps (/proc/self/maps). */
-long devdax_pages(const void *addr, size_t len)
+long lp_devdax_pages(const void *addr, size_t len)
 {
 	unsigned long lo = (unsigned long)addr, hi = lo + len, a, b;
 	char line[512], path[256];
@@ -198,7 +198,7 @@ long devdax_pages(const void *addr, size_t len)
 	return n;
 }
 
-bool have_cap_ipc_lock(void)
+bool lp_have_cap_ipc_lock(void)
 {
 	char line[256];
 	unsigned long long eff = 0;
@@ -218,13 +218,13 @@ bool have_cap_ipc_lock(void)
  * FOLL_LONGTERM pages pinned by GUP-fast and by the slow path, and
  * long-term pins refused for fsdax and for file mappings.
  */
-const char *const kcounter_names[LP_NR_KCOUNTERS] = {
+const char *const lp_kcounter_names[LP_NR_KCOUNTERS] = {
 	"gup_longterm_fast_pages", "gup_longterm_slow_pages",
 	"gup_longterm_refused_fsdax", "gup_longterm_refused_file",
 };
 
 /* Value of "NAME N" in /proc/vmstat, or -1. */
-long vmstat_value(const char *name)
+long lp_vmstat_value(const char *name)
 {
 	char key[64];
 
@@ -232,17 +232,17 @@ long vmstat_value(const char *name)
 	return proc_kv("/proc/vmstat", key);
 }
 
-bool kcounters_present(void)
+bool lp_kcounters_present(void)
 {
-	return vmstat_value(kcounter_names[0]) >= 0;
+	return lp_vmstat_value(lp_kcounter_names[0]) >= 0;
 }
 
-int kcounters_read(long out[LP_NR_KCOUNTERS])
+int lp_kcounters_read(long out[LP_NR_KCOUNTERS])
 {
 	int i;
 
 	for (i = 0; i < LP_NR_KCOUNTERS; i++) {
-		out[i] = vmstat_value(kcounter_names[i]);
+		out[i] = lp_vmstat_value(lp_kcounter_names[i]);
 		if (out[i] < 0)
 			return -ENOENT;
 	}
@@ -286,7 +286,7 @@ static void zero_add(struct zero_pfns *z, uint64_t pfn)
  * /proc/kpageflags says KPF_ZERO_PAGE). -1: not known (not root, no
  * CONFIG_PROC_PAGE_MONITOR).
  */
-long zero_page_ptes(const void *addr, size_t len, struct zero_pfns *z)
+long lp_zero_page_ptes(const void *addr, size_t len, struct zero_pfns *z)
 {
 	int pm = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	int kpf = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);

@@ -55,7 +55,7 @@ void lp_warn(const char *fmt, ...)
  *               whole check completes short
  *   pin-leak    --lifetime: a second ring registers the buffer before the
  *               case and keeps it until after the leak check
- *   unreg-fail  --lifetime: lt_unreg() unregisters, then answers what the
+ *   unreg-fail  --lifetime: lp_lt_unreg() unregisters, then answers what the
  *               kernel says to a second unregistration (-ENXIO)
  *   reg-efault-calm  --torture: every other whole-buffer registration of
  *               the reg thread is made while no op that changes the
@@ -84,7 +84,7 @@ bool lp_test_fault(const char *name)
 }
 
 /* "4096", "64K", "64M", "1G": returns 0, or -EINVAL / -ERANGE. */
-int parse_size(const char *s, size_t *out)
+int lp_parse_size(const char *s, size_t *out)
 {
 	unsigned long long v, mult = 1;
 	char *end;
@@ -114,7 +114,7 @@ int parse_size(const char *s, size_t *out)
 	return 0;
 }
 
-void fmt_size(char *buf, size_t n, size_t bytes)
+void lp_fmt_size(char *buf, size_t n, size_t bytes)
 {
 	if (bytes && !(bytes % GiB))
 		snprintf(buf, n, "%zuG", bytes / GiB);
@@ -126,7 +126,7 @@ void fmt_size(char *buf, size_t n, size_t bytes)
 		snprintf(buf, n, "%zu", bytes);
 }
 
-const char *errno_name(int err)
+const char *lp_errno_name(int err)
 {
 	const char *s;
 
@@ -146,7 +146,7 @@ const char *errno_name(int err)
 }
 
 /* What a file of mode @mode is, in words: "a block device", ... */
-const char *file_kind(mode_t mode)
+const char *lp_file_kind(mode_t mode)
 {
 	if (S_ISREG(mode))
 		return "a regular file";
@@ -215,7 +215,7 @@ bool lp_same_file(const char *a, const char *b)
 }
 
 /* "EFAULT" -> EFAULT; 0 if unknown. */
-int errno_from_name(const char *name)
+int lp_errno_from_name(const char *name)
 {
 	int e;
 
@@ -238,7 +238,7 @@ int errno_from_name(const char *name)
  * The entry of a table of @n entries of @size bytes at @base whose name
  * (the const char * at @off in each) is @name, or NULL.
  */
-const void *table_find(const void *base, size_t n, size_t size, size_t off,
+const void *lp_table_find(const void *base, size_t n, size_t size, size_t off,
 		       const char *name)
 {
 	const char *e = base;
@@ -258,7 +258,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* min, median (the mean of the middle two when @n is even), max; sorts @v */
-struct stat3 stat3_of(double *v, unsigned int n)
+struct stat3 lp_stat3_of(double *v, unsigned int n)
 {
 	struct stat3 s = { 0, 0, 0 };
 
@@ -272,7 +272,7 @@ struct stat3 stat3_of(double *v, unsigned int n)
 }
 
 /* Append @word, the @i-th of @count, to a list "a", "a or b", "a, b or c". */
-void list_add(char *buf, size_t n, size_t i, size_t count, const char *word)
+void lp_list_add(char *buf, size_t n, size_t i, size_t count, const char *word)
 {
 	size_t len = strlen(buf);
 
@@ -282,7 +282,7 @@ void list_add(char *buf, size_t n, size_t i, size_t count, const char *word)
 }
 
 /* A pattern that differs at every 8-byte offset and from seed to seed. */
-void pattern_fill(void *buf, size_t len, uint64_t seed)
+void lp_pattern_fill(void *buf, size_t len, uint64_t seed)
 {
 	uint64_t *p = buf;
 	size_t i;
@@ -291,7 +291,7 @@ void pattern_fill(void *buf, size_t len, uint64_t seed)
 		p[i] = (i * 0x9E3779B97F4A7C15ULL) ^ seed;
 }
 
-uint64_t now_ns(void)
+uint64_t lp_now_ns(void)
 {
 	struct timespec ts;
 
@@ -301,13 +301,13 @@ uint64_t now_ns(void)
 
 static const char *const pf_names[PF_NR] = { "none", "read", "write" };
 
-const char *prefault_name(enum prefault pf)
+const char *lp_prefault_name(enum prefault pf)
 {
 	return pf < PF_NR ? pf_names[pf] : "?";
 }
 
 /* "write", "none,read", "all" -> bit mask; -EINVAL on a bad word. */
-int prefault_parse(const char *s, unsigned int *mask)
+int lp_prefault_parse(const char *s, unsigned int *mask)
 {
 	char buf[64], *tok, *save = NULL;
 	int i;
@@ -332,9 +332,9 @@ int prefault_parse(const char *s, unsigned int *mask)
 	return *mask ? 0 : -EINVAL;
 }
 
-size_t hugepage_size(void)
+size_t lp_hugepage_size(void)
 {
-	long kb = meminfo_kb("Hugepagesize:");
+	long kb = lp_meminfo_kb("Hugepagesize:");
 
 	return kb > 0 ? (size_t)kb * KiB : 2 * MiB;
 }
@@ -355,7 +355,7 @@ static const struct { long magic; const char *name; } fs_names[] = {
 	{ 0x5345434d, "secretmem" },
 };
 
-const char *fs_name(long magic)
+const char *lp_fs_name(long magic)
 {
 	static char unknown[24];
 	size_t i;
@@ -401,7 +401,7 @@ static const char *cpu_accel_probe(void)
 #endif
 }
 
-const char *cpu_accel(void)
+const char *lp_cpu_accel(void)
 {
 	static const char *accel;
 
@@ -416,7 +416,7 @@ const char *cpu_accel(void)
  * cycles [45%] 4500/10000, 3.1 s, eta 4 s". Redrawn at most every 0.25 s and
  * erased at the end, so that the table and logs stay clean.
  */
-void progress_begin(struct progress *p, const char *what, const char *phase,
+void lp_progress_begin(struct progress *p, const char *what, const char *phase,
 		    unsigned long total)
 {
 	memset(p, 0, sizeof(*p));
@@ -424,17 +424,17 @@ void progress_begin(struct progress *p, const char *what, const char *phase,
 	p->what = what;
 	p->phase = phase;
 	p->total = total;
-	p->t0 = now_ns();
+	p->t0 = lp_now_ns();
 }
 
-void progress_step(struct progress *p, unsigned long done)
+void lp_progress_step(struct progress *p, unsigned long done)
 {
 	uint64_t now;
 	double el;
 
 	if (!p->on)
 		return;
-	now = now_ns();
+	now = lp_now_ns();
 	el = (now - p->t0) / 1e9;
 	if (el < 2 || now - p->last < 250000000ULL || !done)
 		return;
@@ -445,7 +445,7 @@ void progress_step(struct progress *p, unsigned long done)
 		el * (p->total - done) / done);
 }
 
-void progress_end(struct progress *p)
+void lp_progress_end(struct progress *p)
 {
 	if (p->shown)
 		fputs("\r\033[K", stderr);

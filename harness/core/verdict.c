@@ -12,7 +12,7 @@
 #include "longpin.h"
 
 /* A row's verdict from its answer and the contract's (-: unchecked). */
-const char *row_verdict(const struct row *r)
+const char *lp_row_verdict(const struct row *r)
 {
 	if (!r->have_expected)
 		return "unchecked";
@@ -24,7 +24,7 @@ static void result_str(char *buf, size_t n, int v)
 	if (!v)
 		snprintf(buf, n, "0");
 	else
-		snprintf(buf, n, "-%s", errno_name(v));
+		snprintf(buf, n, "-%s", lp_errno_name(v));
 }
 
 /* Widths of the table's columns: the longest memory type is 24. */
@@ -47,7 +47,7 @@ static void fmt_range3(char *buf, size_t n, double med, double lo, double hi)
  * The columns follow what was run: --cycles adds the cycles' ns/page,
  * --mmap-probe the prober's longest call, p99.9 and count.
  */
-void table_print(const struct row *r, bool header, const struct opts *o)
+void lp_table_print(const struct row *r, bool header, const struct opts *o)
 {
 	char size[24], res[24], exp[24] = "-", fixed[24] = "-", plain[24] = "-",
 	     ratio[24] = "-", thp[24] = "-", cyc[48] = "-", probe[64] = "-";
@@ -64,7 +64,7 @@ void table_print(const struct row *r, bool header, const struct opts *o)
 			printf("  %s", "probe us max / p99.9 / calls");
 		putchar('\n');
 	}
-	fmt_size(size, sizeof(size), r->size);
+	lp_fmt_size(size, sizeof(size), r->size);
 	result_str(res, sizeof(res), r->result);
 	if (r->have_expected)
 		result_str(exp, sizeof(exp), r->expected);
@@ -83,7 +83,7 @@ void table_print(const struct row *r, bool header, const struct opts *o)
 			 r->cyc.probe_max_us, r->cyc.probe_p999_us,
 			 (unsigned long long)r->cyc.probe_calls);
 	printf(T_MEM " %-8s %5s %-12s %-12s %-7s %9.0f %11.0f %7ld %6s %-8s %11s %11s %11s",
-	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict,
+	       r->mem, lp_prefault_name(r->pf), size, res, exp, r->verdict,
 	       r->reg_ns, r->unreg_ns, r->vmpin[2] - r->vmpin[0], thp,
 	       r->io.check[0] ? r->io.check : "-", fixed, plain, ratio);
 	if (o->cycles)
@@ -95,7 +95,7 @@ void table_print(const struct row *r, bool header, const struct opts *o)
 }
 
 /* One row of a --lifetime case. */
-void table_print_lifetime(const struct row *r, bool header)
+void lp_table_print_lifetime(const struct row *r, bool header)
 {
 	char size[24], res[24], exp[24] = "-", vmpin[48];
 
@@ -104,14 +104,14 @@ void table_print_lifetime(const struct row *r, bool header)
 		       "case", "memtype", "prefault", "size", "result",
 		       "expected", "verdict", "VmPin kB before/reg/after",
 		       "data");
-	fmt_size(size, sizeof(size), r->size);
+	lp_fmt_size(size, sizeof(size), r->size);
 	result_str(res, sizeof(res), r->result);
 	if (r->have_expected)
 		result_str(exp, sizeof(exp), r->expected);
 	snprintf(vmpin, sizeof(vmpin), "%ld / %ld / %ld", r->vmpin[0],
 		 r->vmpin[1], r->vmpin[2]);
 	printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-11s %-26s %s\n", r->op,
-	       r->mem, prefault_name(r->pf), size, res, exp, r->verdict, vmpin,
+	       r->mem, lp_prefault_name(r->pf), size, res, exp, r->verdict, vmpin,
 	       r->io.check[0] ? r->io.check : "-");
 	note_line(r);
 }
@@ -137,7 +137,7 @@ void table_print_lifetime(const struct row *r, bool header)
  * fixed one. Sets r->verdict and r->note (@note, which the caller may
  * still append to); returns LP_FAIL for "fail", else LP_OK.
  */
-int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
+int lp_row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 {
 	bool kept = (d == DEFECT_ABSENT || d == DEFECT_UNEXERCISED) &&
 		    !r->result;
@@ -160,10 +160,10 @@ int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 		r->verdict = "pass";
 	if (!strcmp(r->verdict, "defect"))
 		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
-			r->op, r->mem, prefault_name(r->pf), r->contract, note);
+			r->op, r->mem, lp_prefault_name(r->pf), r->contract, note);
 	if (!strcmp(r->verdict, "fixed"))
 		lp_warn("%s %s %s: the contract's known defect did not show (contract %s): %s",
-			r->op, r->mem, prefault_name(r->pf), r->contract, note);
+			r->op, r->mem, lp_prefault_name(r->pf), r->contract, note);
 	r->note = note;
 	return !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;
 }
@@ -171,12 +171,12 @@ int row_judge(struct row *r, bool failed, enum row_defect d, const char *note)
 /* the prefaults this process wrote a row of */
 static unsigned int pf_rows;
 
-unsigned int rows_written_pf(void)
+unsigned int lp_rows_written_pf(void)
 {
 	return pf_rows;
 }
 
-int row_skip(struct row *r, const struct opts *o, const char *why)
+int lp_row_skip(struct row *r, const struct opts *o, const char *why)
 {
 	r->verdict = "skip";
 	r->note = why;
@@ -187,7 +187,7 @@ int row_skip(struct row *r, const struct opts *o, const char *why)
 	r->vmpin[0] = r->vmpin[1] = r->vmpin[2] = -1;
 	r->resident[0] = r->resident[1] = r->dirty_kb[0] = r->dirty_kb[1] = -1;
 	pf_rows |= 1u << r->pf;
-	if (o->csv && csv_append(o->csv, r, o->repeat) != LP_OK)
+	if (o->csv && lp_csv_append(o->csv, r, o->repeat) != LP_OK)
 		return LP_EUSAGE;
 	return LP_OK;
 }
@@ -196,14 +196,14 @@ int row_skip(struct row *r, const struct opts *o, const char *why)
  * Show a judged row in the table (unless --quiet) and append it to the
  * CSV (--csv); returns @ret, or LP_EUSAGE when the CSV refused the row.
  */
-int row_write(const struct row *r, const struct opts *o, bool header, int ret)
+int lp_row_write(const struct row *r, const struct opts *o, bool header, int ret)
 {
 	pf_rows |= 1u << r->pf;
 	if (!o->quiet && o->lcase)
-		table_print_lifetime(r, header);
+		lp_table_print_lifetime(r, header);
 	else if (!o->quiet)
-		table_print(r, header, o);
-	if (o->csv && csv_append(o->csv, r, o->repeat) != LP_OK)
+		lp_table_print(r, header, o);
+	if (o->csv && lp_csv_append(o->csv, r, o->repeat) != LP_OK)
 		return LP_EUSAGE;
 	return ret;
 }

@@ -6,8 +6,8 @@
 #ifndef LONGPIN_FIO_H
 #define LONGPIN_FIO_H
 
-int fio_memtype_main(int argc, char **argv);
-int fio_result_main(int argc, char **argv);
-int fio_import_main(int argc, char **argv);
+int lp_fio_memtype_main(int argc, char **argv);
+int lp_fio_result_main(int argc, char **argv);
+int lp_fio_import_main(int argc, char **argv);
 
 #endif

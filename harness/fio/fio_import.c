@@ -30,7 +30,7 @@
  * MAP_PRIVATE anon. A file of mmap: or mmapshared: is a file type of the
  * place mem_file.c gives its file system (tmpfs, page cache or DAX; none
  * for ramfs), except on hugetlbfs: the shared hugetlb type. The types are
- * found by what they are (mem_find_like()), not by their names.
+ * found by what they are (lp_mem_find_like()), not by their names.
  */
 static const char *fio_memtype(const char *mem, const char *fs, int dax)
 {
@@ -41,24 +41,24 @@ static const char *fio_memtype(const char *mem, const char *fs, int dax)
 
 	if (!strcmp(mem, "malloc") || !strcmp(mem, "mmap") ||
 	    !strcmp(mem, "mmapshared"))
-		ops = mem_find_like(PLACE_NONE, MEM_ANON,
+		ops = lp_mem_find_like(PLACE_NONE, MEM_ANON,
 				    MEM_THP | MEM_RDONLY | MEM_MULTI);
 	else if (!strcmp(mem, "shm"))
-		ops = mem_find_like(PLACE_NONE, MEM_SYSV, MEM_HUGETLB);
+		ops = lp_mem_find_like(PLACE_NONE, MEM_SYSV, MEM_HUGETLB);
 	else if (!strcmp(mem, "shmhuge"))
-		ops = mem_find_like(PLACE_NONE, MEM_SYSV | MEM_HUGETLB, 0);
+		ops = lp_mem_find_like(PLACE_NONE, MEM_SYSV | MEM_HUGETLB, 0);
 	else if (!strcmp(mem, "mmaphuge"))
-		ops = mem_find_like(PLACE_NONE, MEM_HUGETLB | MEM_PRIVATE, 0);
+		ops = lp_mem_find_like(PLACE_NONE, MEM_HUGETLB | MEM_PRIVATE, 0);
 	else if (!strncmp(mem, "mmaphuge:", 9) ||
 		 (file && dax != 1 && !strcmp(fs, "hugetlbfs")))
-		ops = mem_find_like(PLACE_NONE, MEM_HUGETLB,
+		ops = lp_mem_find_like(PLACE_NONE, MEM_HUGETLB,
 				    MEM_PRIVATE | MEM_SYSV | MEM_MULTI);
 	else if (!file)
 		ops = NULL;
-	else if ((place = mem_file_place(fs, dax)) == PLACE_NONE)
+	else if ((place = lp_mem_file_place(fs, dax)) == PLACE_NONE)
 		ops = NULL;
 	else
-		ops = mem_find_like(place, shared ? 0 : MEM_PRIVATE,
+		ops = lp_mem_find_like(place, shared ? 0 : MEM_PRIVATE,
 				    (shared ? MEM_PRIVATE : 0) | MEM_MULTI);
 	return ops ? ops->name : "-";
 }
@@ -86,13 +86,13 @@ static int fio_probe(const char *mem, struct mem *m)
 			      "--fio-memtype %s: cannot create a file in the directory of %s: %s",
 			      mem, file + 1, strerror(errno));
 	unlink(path);
-	mem_describe_fd(m, fd);
+	lp_mem_describe_fd(m, fd);
 	close(fd);
 	return LP_OK;
 }
 
 /* --fio-memtype MEM [FS DAX]: "MEMTYPE FS DAX", tab separated */
-int fio_memtype_main(int argc, char **argv)
+int lp_fio_memtype_main(int argc, char **argv)
 {
 	struct mem m = { .fd = -1 };
 	int ret;
@@ -179,7 +179,7 @@ static double num(const char *s)
 	return end == s ? NAN : v;
 }
 
-/* stat3_of() over @n values; NaN when there are none or one is unknown. */
+/* lp_stat3_of() over @n values; NaN when there are none or one is unknown. */
 static struct stat3 stat3_nan(double *v, unsigned int n)
 {
 	struct stat3 none = { NAN, NAN, NAN };
@@ -188,7 +188,7 @@ static struct stat3 stat3_nan(double *v, unsigned int n)
 	for (i = 0; i < n; i++)
 		if (isnan(v[i]))
 			return none;
-	return n ? stat3_of(v, n) : none;
+	return n ? lp_stat3_of(v, n) : none;
 }
 
 /* The fields of job @name in repeat @rep, or NULL. */
@@ -265,7 +265,7 @@ static void pair_verdict(struct pair *p, char **m, struct row *row)
 	unsigned int r;
 
 	row->result = -e;
-	row->verdict = row_verdict(row);
+	row->verdict = lp_row_verdict(row);
 	len = snprintf(p->note, n, "fio %s mem=%s", m[M_PAIR], m[M_MEM]);
 	for (r = 1; r < p->rep && len < n; r++)
 		if (atoi(p->fixed[r][J_ERR]) != e) {
@@ -327,14 +327,14 @@ static int pair_contract(char **m, const char *meta, struct row *row)
 			      meta, m[M_PAIR], m[M_MEMTYPE], m[M_MEM], m[M_FS],
 			      m[M_DAX], mt);
 	for (pf = 0; pf < PF_NR; pf++)
-		if (!strcmp(prefault_name(pf), m[M_PREFAULT]))
+		if (!strcmp(lp_prefault_name(pf), m[M_PREFAULT]))
 			break;
 	if (pf == PF_NR)
 		return lp_err(LP_EUSAGE, "%s: %s: prefault %s: none, read or write expected",
 			      meta, m[M_PAIR], m[M_PREFAULT]);
 	row->pf = pf;
 	row->have_expected = strcmp(m[M_EXPECTED], "-");
-	if (row->have_expected && parse_expected(m[M_EXPECTED], &row->expected))
+	if (row->have_expected && lp_parse_expected(m[M_EXPECTED], &row->expected))
 		return lp_err(LP_EUSAGE, "%s: %s: expected %s: 0 or -ERRNO expected",
 			      meta, m[M_PAIR], m[M_EXPECTED]);
 	return LP_OK;
@@ -388,7 +388,7 @@ static int out_check(const char *out)
 	f = fopen(out, "r");
 	if (!f)
 		return LP_OK;
-	if (fgets(line, sizeof(line), f) && !csv_is_header(line)) {
+	if (fgets(line, sizeof(line), f) && !lp_csv_is_header(line)) {
 		fclose(f);
 		return lp_err(LP_EUSAGE,
 			      "%s:1: not a longpin schema %d CSV header: give a new OUT.csv",
@@ -420,7 +420,7 @@ static int meta_repeat(const struct lines *meta, const char *raw,
  * --fio-import RAWDIR OUT.csv ACCEL < JOBS: a row per line of meta.tsv,
  * all appended to OUT.csv (- for stdout) or none.
  */
-int fio_import_main(int argc, char **argv)
+int lp_fio_import_main(int argc, char **argv)
 {
 	struct lines meta = { .nf = M_NR }, jobs = { .nf = J_NR };
 	struct pair *pairs = NULL;
@@ -463,7 +463,7 @@ int fio_import_main(int argc, char **argv)
 			       &rows[i - 1]);
 	}
 	if (ret == LP_OK)
-		ret = csv_append_rows(argv[2], rows, meta.n - 1, rep);
+		ret = lp_csv_append_rows(argv[2], rows, meta.n - 1, rep);
 out:
 	free(rows);
 	free(pairs);
@@ -473,7 +473,7 @@ out:
 }
 
 /* --fio-result ERROR: fio's error as the CSV's result, 0 or -ENAME */
-int fio_result_main(int argc, char **argv)
+int lp_fio_result_main(int argc, char **argv)
 {
 	char *end;
 	long e;
@@ -484,6 +484,6 @@ int fio_result_main(int argc, char **argv)
 	if (*end || end == argv[1] || e < 0 || e > 4095)
 		return lp_err(LP_EUSAGE, "fio-result %s: give fio's error, 0 to 4095",
 			      argv[1]);
-	printf(e ? "-%s\n" : "0\n", errno_name(e));
+	printf(e ? "-%s\n" : "0\n", lp_errno_name(e));
 	return LP_OK;
 }

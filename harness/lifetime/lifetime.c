@@ -27,10 +27,11 @@
 
 /* The cases, in the order of --help and the error that lists them. */
 static const struct lt_case *const cases[] = {
-	&lt_case_munmap, &lt_case_fork, &lt_case_truncate, &lt_case_punch,
-	&lt_case_mremap, &lt_case_reclaim, &lt_case_reclaim_pinned,
-	&lt_case_lazyfree, &lt_case_unreg_inflight, &lt_case_close_ring, &lt_case_update,
-	&lt_case_cycles, &lt_case_memlock, &lt_case_limits,
+	&lp_lt_case_munmap, &lp_lt_case_fork, &lp_lt_case_truncate,
+	&lp_lt_case_punch, &lp_lt_case_mremap, &lp_lt_case_reclaim,
+	&lp_lt_case_reclaim_pinned, &lp_lt_case_lazyfree,
+	&lp_lt_case_unreg_inflight, &lp_lt_case_close_ring, &lp_lt_case_update,
+	&lp_lt_case_cycles, &lp_lt_case_memlock, &lp_lt_case_limits,
 };
 
 /* A temp target of 4 x chk next to the memory: want at 0, zeros after. */
@@ -49,8 +50,8 @@ static int target_open(struct lt *t)
 		return -errno;
 	unlink(path);
 	if (fcntl(t->tfd, F_SETFL, O_DIRECT))
-		lt_note(t, "target without O_DIRECT");
-	pattern_fill(t->want, t->chk, now_ns());
+		lp_lt_note(t, "target without O_DIRECT");
+	lp_pattern_fill(t->want, t->chk, lp_now_ns());
 	memset(t->got, 0, t->chk);
 	for (off = 0; off < 4 * (off_t)t->chk; off += t->chk)
 		if (pwrite(t->tfd, off ? t->got : t->want, t->chk, off) !=
@@ -69,17 +70,17 @@ static bool type_fits(const struct lt_case *k, const struct mem_ops *ops)
 }
 
 /*
- * Set up the case's buffer and prefault it: returns mem_setup()'s exit
+ * Set up the case's buffer and prefault it: returns lp_mem_setup()'s exit
  * status; *pop gets the prefault's answer, which the case goes on with.
  */
 static int lt_mem_up(struct lt *t, int *pop)
 {
-	int ret = mem_setup(&t->m, t->ops, t->o);
+	int ret = lp_mem_setup(&t->m, t->ops, t->o);
 
 	if (ret != LP_OK)
 		return ret;
 	t->mem_up = true;
-	*pop = (t->ops->populate ? t->ops->populate : mem_populate)(&t->m, t->pf);
+	*pop = (t->ops->populate ? t->ops->populate : lp_mem_populate)(&t->m, t->pf);
 	t->r.fs_type = t->m.fs_type;
 	t->r.dax = t->m.dax;
 	return LP_OK;
@@ -96,7 +97,7 @@ static bool lt_case_applies(const struct lt_case *k, const struct mem_ops *ops)
 static void leak_end(struct lt *t)
 {
 	if (t->leaking)
-		pinner_leak_end(&t->leak);
+		lp_pinner_leak_end(&t->leak);
 	t->leaking = false;
 }
 
@@ -107,7 +108,7 @@ static void leak_end(struct lt *t)
 static void leak_begin(struct lt *t)
 {
 	if (lp_test_fault("pin-leak"))
-		t->leaking = pinner_leak_begin(&t->leak, &t->p, &t->m);
+		t->leaking = lp_pinner_leak_begin(&t->leak, &t->p, &t->m);
 	if (t->leaking)
 		lp_pins_own(&t->pins, t->m.len / 4096, t->m.len / 4096);
 }
@@ -121,12 +122,12 @@ static int needs_registrable(struct lt *t, const struct lt_case *k)
 
 	if (k->refused_too)
 		return 0;
-	if (!contract_lookup_pinner(t->c, pinner_key(key, sizeof(key), t->o),
+	if (!lp_contract_lookup_pinner(t->c, lp_pinner_key(key, sizeof(key), t->o),
 				    t->ops->name, t->pf, t->o->size, &err,
 				    &nofault) || !err)
 		return 0;
-	lt_note(t, "%s is refused on this kernel (contract %s: -%s): nothing registered to test",
-		t->ops->name, contract_name(t->c), errno_name(err));
+	lp_lt_note(t, "%s is refused on this kernel (contract %s: -%s): nothing registered to test",
+		t->ops->name, lp_contract_name(t->c), lp_errno_name(err));
 	return LT_SKIP;
 }
 
@@ -136,16 +137,16 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 	int ret, pop;
 
 	snprintf(op, sizeof(op), "lifetime-%s", k->name);
-	lt_row_reset(t, t->ops->name, t->o->size);
-	t->r.have_expected = contract_lookup_case_pinner(t->c,
-		pinner_key(key, sizeof(key), t->o), k->name, t->ops->name,
+	lp_lt_row_reset(t, t->ops->name, t->o->size);
+	t->r.have_expected = lp_contract_lookup_case_pinner(t->c,
+		lp_pinner_key(key, sizeof(key), t->o), k->name, t->ops->name,
 		t->pf, t->o->size, &t->r.expected, &t->defect);
 	if (!type_fits(k, t->ops)) {
-		lt_note(t, "%s: %s", t->ops->name, k->why);
+		lp_lt_note(t, "%s: %s", t->ops->name, k->why);
 		return LT_SKIP;
 	}
 	if (k->why_not && k->why_not(t->ops)) {
-		lt_note(t, "%s: %s", t->ops->name, k->why_not(t->ops));
+		lp_lt_note(t, "%s: %s", t->ops->name, k->why_not(t->ops));
 		return LT_SKIP;
 	}
 	ret = needs_registrable(t, k);
@@ -166,7 +167,7 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 		ret = target_open(t);
 	/* after the setup: a type that cannot be set up here skips for that */
 	if (!ret && (t->ops->flags & k->skip_flags)) {
-		lt_note(t, "%s: %s", t->ops->name, k->why_flags);
+		lp_lt_note(t, "%s: %s", t->ops->name, k->why_flags);
 		return LT_SKIP;
 	}
 	if (!ret)
@@ -175,18 +176,18 @@ static int mem_case(struct lt *t, const struct lt_case *k)
 		return ret;
 	if (!ret && k->checks_data && !strcmp(t->check, "-"))
 		strcpy(t->check, "ok");
-	if (t->registered && lt_unreg(t) && !ret)
+	if (t->registered && lp_lt_unreg(t) && !ret)
 		ret = -EIO;
 	if (!k->own_unpin_check) {
 		unsigned int took;
 
-		t->r.vmpin[2] = lt_pin_wait(t, 2000, &took);
+		t->r.vmpin[2] = lp_lt_pin_wait(t, 2000, &took);
 		if (t->r.vmpin[2] != t->r.vmpin[0])
-			ret = lt_leak(t, ret);
+			ret = lp_lt_leak(t, ret);
 	}
 	leak_end(t);
-	lt_row_counters(t);
-	return lt_emit(t, op, ret);
+	lp_lt_row_counters(t);
+	return lp_lt_emit(t, op, ret);
 }
 
 static void lt_cleanup(struct lt *t)
@@ -197,10 +198,10 @@ static void lt_cleanup(struct lt *t)
 		close(t->tfd);
 	t->tfd = -1;
 	/* the pinner first: what it holds of the buffer goes with it */
-	pinner_close(&t->p);
+	lp_pinner_close(&t->p);
 	t->registered = false;
 	if (t->mem_up)
-		mem_teardown(&t->m);
+		lp_mem_teardown(&t->m);
 	t->mem_up = false;
 }
 
@@ -209,7 +210,7 @@ static int run_pf(struct lt *t, const struct lt_case *k)
 	int ret;
 
 	t->p.entries = 2 * LT_INFLIGHT;
-	ret = pinner_open(&t->p, t->o);
+	ret = lp_pinner_open(&t->p, t->o);
 	if (ret != LP_OK)
 		return ret;
 	ret = k->own_mem ? k->run(t) : mem_case(t, k);
@@ -234,7 +235,7 @@ static int case_unknown(const char *name)
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
-		list_add(list, sizeof(list), i, ARRAY_SIZE(cases),
+		lp_list_add(list, sizeof(list), i, ARRAY_SIZE(cases),
 			 cases[i]->name);
 	return lp_err(LP_EUSAGE, "lifetime %s: no such case: give %s", name, list);
 }
@@ -267,7 +268,7 @@ static const char *pinners_of(const struct lt_case *k, char *buf, size_t n)
 		count++;
 	buf[0] = '\0';
 	for (i = 0; i < count; i++)
-		list_add(buf, n, i, count, p[i]);
+		lp_list_add(buf, n, i, count, p[i]);
 	return buf;
 }
 
@@ -281,7 +282,7 @@ static const char *cases_of(const char *name, char *buf, size_t n)
 	buf[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(cases); i++)
 		if (case_takes(cases[i], name))
-			list_add(buf, n, k++, count, cases[i]->name);
+			lp_list_add(buf, n, k++, count, cases[i]->name);
 	return buf;
 }
 
@@ -291,7 +292,7 @@ static const char *cases_of(const char *name, char *buf, size_t n)
  */
 static int pinner_fits(const struct lt_case *k, const struct opts *o)
 {
-	const struct pinner_ops *ops = pinner_find(o->pinner)->ops;
+	const struct pinner_ops *ops = lp_pinner_find(o->pinner)->ops;
 	char list[160], other[160];
 
 	if (!ops->unpin)
@@ -326,20 +327,20 @@ static int pinner_fits(const struct lt_case *k, const struct opts *o)
  * cases (with --pinner, those that take it), the one list of them that
  * the scripts and tests read.
  */
-int lifetime_list(const char *name, const struct opts *o)
+int lp_lifetime_list(const char *name, const struct opts *o)
 {
 	const struct lt_case *k = name ? case_find(name) : NULL;
 	const struct mem_ops *ops;
 	size_t i;
 
 	for (i = 0; !name && i < ARRAY_SIZE(cases); i++)
-		if (!opt_given(o, OPT_PINNER) || case_takes(cases[i], o->pinner))
+		if (!lp_opt_given(o, OPT_PINNER) || case_takes(cases[i], o->pinner))
 			printf("%s\n", cases[i]->name);
 	if (!name)
 		return LP_OK;
 	if (!k)
 		return case_unknown(name);
-	for (i = 0; (ops = mem_nth(i)); i++)
+	for (i = 0; (ops = lp_mem_nth(i)); i++)
 		if (lt_case_applies(k, ops))
 			printf("%s\n", ops->name);
 	return LP_OK;
@@ -355,18 +356,18 @@ static int case_opts(const struct lt_case *k, const struct opts *o)
 	size_t i, j, n, w;
 
 	for (i = 0; i < ARRAY_SIZE(own); i++) {
-		if (!opt_given(o, own[i]) || (k->takes & OPT(own[i])))
+		if (!lp_opt_given(o, own[i]) || (k->takes & OPT(own[i])))
 			continue;
 		for (j = n = 0; j < ARRAY_SIZE(cases); j++)
 			n += !!(cases[j]->takes & OPT(own[i]));
 		who[0] = '\0';
 		for (j = w = 0; j < ARRAY_SIZE(cases); j++)
 			if (cases[j]->takes & OPT(own[i]))
-				list_add(who, sizeof(who), w++, n,
+				lp_list_add(who, sizeof(who), w++, n,
 					 cases[j]->name);
 		return lp_err(LP_EUSAGE,
 			      "lifetime %s ignores --%s (only lifetime %s takes it): drop it",
-			      k->name, opt_name(own[i]), who);
+			      k->name, lp_opt_name(own[i]), who);
 	}
 	if (o->mmap_probe && !o->cycles)
 		return lp_err(LP_EUSAGE,
@@ -378,7 +379,7 @@ static int case_opts(const struct lt_case *k, const struct opts *o)
  * longpin lifetime CASE: a case, the run's pinner one it takes, the
  * options only some cases take theirs. Without CASE, --list lists them.
  */
-int lifetime_check(struct opts *o)
+int lp_lifetime_check(struct opts *o)
 {
 	const struct lt_case *k;
 	int ret;
@@ -398,7 +399,7 @@ int lifetime_check(struct opts *o)
 	return ret != LP_OK ? ret : case_opts(k, o);
 }
 
-bool lifetime_own_limits(const struct opts *o)
+bool lp_lifetime_own_limits(const struct opts *o)
 {
 	const struct lt_case *k = o->lcase ? case_find(o->lcase) : NULL;
 
@@ -406,20 +407,20 @@ bool lifetime_own_limits(const struct opts *o)
 }
 
 /* The cases, for longpin lifetime --help and the manual page. */
-void lifetime_more(FILE *f, bool man)
+void lp_lifetime_more(FILE *f, bool man)
 {
 	char help[320], list[64];
 	size_t i;
 
-	items_head(f, man, "Cases (longpin lifetime --list)");
+	lp_items_head(f, man, "Cases (longpin lifetime --list)");
 	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		snprintf(help, sizeof(help), "%s (--pinner %s)", cases[i]->help,
 			 pinners_of(cases[i], list, sizeof(list)));
-		item_help(f, man, cases[i]->name, help);
+		lp_item_help(f, man, cases[i]->name, help);
 	}
 }
 
-int lifetime_run(const struct mem_ops *ops, const struct opts *o,
+int lp_lifetime_run(const struct mem_ops *ops, const struct opts *o,
 		 const struct contract *c)
 {
 	const struct lt_case *k = case_find(o->lcase);
@@ -431,7 +432,7 @@ int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 
 	/* a case that maps its own memory: --mem names the type it is */
 	if (k->own_mem && !lt_case_applies(k, ops)) {
-		for (i = 0; (own = mem_nth(i)) && !lt_case_applies(k, own); i++)
+		for (i = 0; (own = lp_mem_nth(i)) && !lt_case_applies(k, own); i++)
 			;
 		return lp_err(LP_SKIP, "lifetime %s runs on %s memory only (--mem %s)",
 			      k->name, own ? own->name : "no", own ? own->name : "-");
@@ -454,9 +455,9 @@ int lifetime_run(const struct mem_ops *ops, const struct opts *o,
 		if (ret == LT_SKIP) {
 			len = strlen(skipped);
 			snprintf(skipped + len, sizeof(skipped) - len, "%s%s",
-				 skips++ ? "," : "", prefault_name(t.pf));
+				 skips++ ? "," : "", lp_prefault_name(t.pf));
 			snprintf(why, sizeof(why), "%s", t.note);
-			if (!k->own_mem && lt_skip_row(&t, t.note) != LP_OK) {
+			if (!k->own_mem && lp_lt_skip_row(&t, t.note) != LP_OK) {
 				worst = LP_EUSAGE;
 				break;
 			}

@@ -49,7 +49,7 @@ struct lt {
 	char note[256];
 	char check[16];
 	long acq0, rel0;
-	/* the row's pin window (core/pins.c), from lt_row_reset() on */
+	/* the row's pin window (core/pins.c), from lp_lt_row_reset() on */
 	struct lp_pins pins;
 };
 struct lt_case {
@@ -84,46 +84,47 @@ struct lt_case {
 };
 
 /* the pinners of the cases that pin, unpin and let the device write */
-extern const char *const lt_pinners_unpin[];
+extern const char *const lp_lt_pinners_unpin[];
 
-extern const struct lt_case lt_case_munmap, lt_case_fork, lt_case_truncate,
-	lt_case_punch, lt_case_mremap, lt_case_reclaim,
-	lt_case_reclaim_pinned, lt_case_lazyfree, lt_case_unreg_inflight, lt_case_close_ring,
-	lt_case_update, lt_case_cycles, lt_case_memlock, lt_case_limits;
+extern const struct lt_case lp_lt_case_munmap, lp_lt_case_fork,
+	lp_lt_case_truncate, lp_lt_case_punch, lp_lt_case_mremap,
+	lp_lt_case_reclaim, lp_lt_case_reclaim_pinned, lp_lt_case_lazyfree,
+	lp_lt_case_unreg_inflight, lp_lt_case_close_ring, lp_lt_case_update,
+	lp_lt_case_cycles, lp_lt_case_memlock, lp_lt_case_limits;
 
 /* lifetime.c: longpin lifetime CASE */
-int lifetime_check(struct opts *o);
+int lp_lifetime_check(struct opts *o);
 /* the case RLIMIT_MEMLOCK is its to test: no check of it up front */
-bool lifetime_own_limits(const struct opts *o);
-int lifetime_run(const struct mem_ops *ops, const struct opts *o,
+bool lp_lifetime_own_limits(const struct opts *o);
+int lp_lifetime_run(const struct mem_ops *ops, const struct opts *o,
 		 const struct contract *c);
 /*
  * lifetime CASE --list: the memory types CASE applies to; NULL: the cases
  * (with --pinner: those that take it)
  */
-int lifetime_list(const char *name, const struct opts *o);
-void lifetime_more(FILE *f, bool man);
+int lp_lifetime_list(const char *name, const struct opts *o);
+void lp_lifetime_more(FILE *f, bool man);
 
 /* lt_common.c: what the cases share */
-void lt_note(struct lt *t, const char *fmt, ...)
+void lp_lt_note(struct lt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int lt_fail(struct lt *t, const char *fmt, ...)
+int lp_lt_fail(struct lt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int lt_target_holds(struct lt *t, off_t off, const void *exp,
+int lp_lt_target_holds(struct lt *t, off_t off, const void *exp,
 		    const char *what);
-int lt_mem_holds(struct lt *t, const void *p, const void *exp,
+int lp_lt_mem_holds(struct lt *t, const void *p, const void *exp,
 		 const char *what);
 /* a fixed read into @at (or write from @from) of chk bytes, then checked */
-int lt_read_check(struct lt *t, void *at, const void *seen, const char *what);
-int lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
+int lp_lt_read_check(struct lt *t, void *at, const void *seen, const char *what);
+int lp_lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
 		   const char *what);
-int lt_reg(struct lt *t);
-int lt_unreg(struct lt *t);
-int lt_pin_held(struct lt *t, const char *after);
-long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
+int lp_lt_reg(struct lt *t);
+int lp_lt_unreg(struct lt *t);
+int lp_lt_pin_held(struct lt *t, const char *after);
+long lp_lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took);
 /* lt_cycles.c: nr_foll_pin balanced over @n cycles answering @answer */
-int lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
-int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
+int lp_lt_cycles_balanced(struct lt *t, unsigned int n, int answer);
+int lp_lt_cycles_end(struct lt *t, const struct cycles_result *cr,
 		  unsigned int n, int answer);
 
 /*
@@ -150,12 +151,12 @@ enum lp_pageout_res {
 enum lp_pageout_res lp_pageout_judge(const struct lp_pageout *p);
 
 /* lt_row.c: the rows; a case that makes its own (limits) calls them too */
-bool lt_expect(struct lt *t);
-void lt_row_reset(struct lt *t, const char *mem, size_t size);
-void lt_row_counters(struct lt *t);
-int lt_leak(struct lt *t, int ret);
-int lt_emit(struct lt *t, const char *op, int result);
+bool lp_lt_expect(struct lt *t);
+void lp_lt_row_reset(struct lt *t, const char *mem, size_t size);
+void lp_lt_row_counters(struct lt *t);
+int lp_lt_leak(struct lt *t, int ret);
+int lp_lt_emit(struct lt *t, const char *op, int result);
 /* the row of a case that did not run at t->pf: verdict skip, @why */
-int lt_skip_row(struct lt *t, const char *why);
+int lp_lt_skip_row(struct lt *t, const char *why);
 
 #endif

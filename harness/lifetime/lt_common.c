@@ -15,7 +15,7 @@
 #include "lifetime.h"
 
 /* the pinners of the cases that pin, unpin and let the device write */
-const char *const lt_pinners_unpin[] = { "io_uring", "rdma", NULL };
+const char *const lp_lt_pinners_unpin[] = { "io_uring", "rdma", NULL };
 
 static void lt_vnote(struct lt *t, const char *fmt, va_list ap)
 {
@@ -28,7 +28,7 @@ static void lt_vnote(struct lt *t, const char *fmt, va_list ap)
 	vsnprintf(t->note + len, sizeof(t->note) - len, fmt, ap);
 }
 
-void lt_note(struct lt *t, const char *fmt, ...)
+void lp_lt_note(struct lt *t, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -42,7 +42,7 @@ void lt_note(struct lt *t, const char *fmt, ...)
  * refused): noted, and the row fails whatever the contract expects.
  * Returns -EIO.
  */
-int lt_fail(struct lt *t, const char *fmt, ...)
+int lp_lt_fail(struct lt *t, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -54,14 +54,14 @@ int lt_fail(struct lt *t, const char *fmt, ...)
 }
 
 /* Does target[@off, +chk) hold @exp? -EIO with a note if not. */
-int lt_target_holds(struct lt *t, off_t off, const void *exp,
+int lp_lt_target_holds(struct lt *t, off_t off, const void *exp,
 		    const char *what)
 {
 	if (pread(t->tfd, t->got, t->chk, off) != (ssize_t)t->chk)
 		return -errno ? -errno : -EIO;
 	if (!memcmp(t->got, exp, t->chk))
 		return 0;
-	lt_note(t, "data check: %s", what);
+	lp_lt_note(t, "data check: %s", what);
 	strcpy(t->check, "mismatch");
 	return -EIO;
 }
@@ -71,51 +71,51 @@ int lt_target_holds(struct lt *t, off_t off, const void *exp,
  * registered address @at: then @seen, where the buffer is now, holds it,
  * else -EIO with a note (@what).
  */
-int lt_read_check(struct lt *t, void *at, const void *seen, const char *what)
+int lp_lt_read_check(struct lt *t, void *at, const void *seen, const char *what)
 {
 	int ret = t->p.ops->fixed_io(&t->p, false, t->tfd, at, t->chk, 0);
 
-	return ret ? ret : lt_mem_holds(t, seen, t->want, what);
+	return ret ? ret : lp_lt_mem_holds(t, seen, t->want, what);
 }
 
 /*
  * WRITE_FIXED from the registered address @from to the target at @off:
  * then the target there holds @exp, else -EIO with a note (@what).
  */
-int lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
+int lp_lt_write_check(struct lt *t, void *from, off_t off, const void *exp,
 		   const char *what)
 {
 	int ret = t->p.ops->fixed_io(&t->p, true, t->tfd, from, t->chk, off);
 
-	return ret ? ret : lt_target_holds(t, off, exp, what);
+	return ret ? ret : lp_lt_target_holds(t, off, exp, what);
 }
 
-int lt_mem_holds(struct lt *t, const void *p, const void *exp,
+int lp_lt_mem_holds(struct lt *t, const void *p, const void *exp,
 		 const char *what)
 {
 	if (!memcmp(p, exp, t->chk))
 		return 0;
-	lt_note(t, "data check: %s", what);
+	lp_lt_note(t, "data check: %s", what);
 	strcpy(t->check, "mismatch");
 	return -EIO;
 }
 
 /* Pin the case's buffer through the run's pinner: its answer. */
-int lt_reg(struct lt *t)
+int lp_lt_reg(struct lt *t)
 {
 	struct pin_answer a = { .pinned = -1 };
 
 	t->p.ops->pin(&t->p, &t->m, &a);
 	t->r.reg_ns = a.pin_ns;
-	t->r.vmpin[1] = vmpin_kb();
+	t->r.vmpin[1] = lp_vmpin_kb();
 	t->registered = a.held;
 	if (a.result)
-		lt_note(t, "%s answered %d (%s)", t->p.ops->pin_call, a.result,
-			errno_name(a.result));
+		lp_lt_note(t, "%s answered %d (%s)", t->p.ops->pin_call, a.result,
+			lp_errno_name(a.result));
 	return a.result;
 }
 
-int lt_unreg(struct lt *t)
+int lp_lt_unreg(struct lt *t)
 {
 	struct pin_answer a = { .pinned = -1 };
 	int ret = t->p.ops->unpin(&t->p, &t->m, &a);
@@ -126,25 +126,25 @@ int lt_unreg(struct lt *t)
 	if (!ret && lp_test_fault("unreg-fail"))
 		ret = t->p.ops->unpin(&t->p, &t->m, &a);
 	if (ret)
-		lt_fail(t, "unregistration answered %d (%s)%s%s", ret,
-			errno_name(ret), a.note[0] ? ": " : "", a.note);
+		lp_lt_fail(t, "unregistration answered %d (%s)%s%s", ret,
+			lp_errno_name(ret), a.note[0] ? ": " : "", a.note);
 	return ret;
 }
 
 /* VmPin must still be what the registration made it. */
-int lt_pin_held(struct lt *t, const char *after)
+int lp_lt_pin_held(struct lt *t, const char *after)
 {
-	long v = vmpin_kb();
+	long v = lp_vmpin_kb();
 
 	if (v == t->r.vmpin[1])
 		return 0;
-	lt_note(t, "VmPin %ld kB after %s, %ld kB when registered", v, after,
+	lp_lt_note(t, "VmPin %ld kB after %s, %ld kB when registered", v, after,
 		t->r.vmpin[1]);
 	return -EIO;
 }
 
 /* Poll VmPin for up to @ms until it is back at its old value. */
-long lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took)
+long lp_lt_pin_wait(struct lt *t, unsigned int ms, unsigned int *took)
 {
-	return vmpin_wait(t->r.vmpin[0], ms, took);
+	return lp_vmpin_wait(t->r.vmpin[0], ms, took);
 }

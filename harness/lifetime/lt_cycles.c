@@ -14,7 +14,7 @@ static int cycles_answer(struct lt *t)
 {
 	struct pin_answer a = { .pinned = -1 };
 
-	if (lt_expect(t))
+	if (lp_lt_expect(t))
 		return t->r.expected;
 	t->unchecked = true;
 	t->p.ops->pin(&t->p, &t->m, &a);
@@ -32,32 +32,32 @@ static int cycles_answer(struct lt *t)
  * pinned). 0, or -EIO: a leak, or fewer pins counted than the cycles
  * took. Counters that other pinners moved leave the row unchecked.
  */
-int lt_cycles_balanced(struct lt *t, unsigned int n, int answer)
+int lp_lt_cycles_balanced(struct lt *t, unsigned int n, int answer)
 {
 	struct lp_pins *w = &t->pins;
 	long pages = t->m.len / 4096;
 
 	if (t->o->concurrent) {
-		lt_note(t, "nr_foll_pin not judged here (--concurrent)");
+		lp_lt_note(t, "nr_foll_pin not judged here (--concurrent)");
 		return 0;
 	}
 	lp_pins_own(w, answer ? 0 : pages * n, pages * n);
 	switch (lp_pins_end(w)) {
 	case LP_PINS_BALANCED:
 	case LP_PINS_LEAK:
-		lt_note(t, "nr_foll_pin acquired %+ld released %+ld", w->acq,
+		lp_lt_note(t, "nr_foll_pin acquired %+ld released %+ld", w->acq,
 			w->rel);
 		return w->state == LP_PINS_LEAK ? -EIO : 0;
 	case LP_PINS_SHORT:
-		lt_note(t, "%s", w->why);
+		lp_lt_note(t, "%s", w->why);
 		return -EIO;
 	case LP_PINS_FOREIGN:
 		t->r.unchecked = w->why;
-		lt_note(t, "leak check unchecked: %s", w->why);
+		lp_lt_note(t, "leak check unchecked: %s", w->why);
 		return 0;
 	default:
 		if (w->why[0])
-			lt_note(t, "pin counters not checked: %s", w->why);
+			lp_lt_note(t, "pin counters not checked: %s", w->why);
 		return 0;
 	}
 }
@@ -66,17 +66,17 @@ int lt_cycles_balanced(struct lt *t, unsigned int n, int answer)
  * The answer of a cycles row: a cycle that answered otherwise than the
  * first (its answer, -EIO if that was 0), else the balance of the pins.
  */
-int lt_cycles_end(struct lt *t, const struct cycles_result *cr,
+int lp_lt_cycles_end(struct lt *t, const struct cycles_result *cr,
 		  unsigned int n, int answer)
 {
 	int ret;
 
 	if (cr->failed_at) {
-		lt_note(t, "cycle %u answered %s", cr->failed_at,
-			cr->failed_result ? errno_name(cr->failed_result) : "0");
+		lp_lt_note(t, "cycle %u answered %s", cr->failed_at,
+			cr->failed_result ? lp_errno_name(cr->failed_result) : "0");
 		return cr->failed_result ? cr->failed_result : -EIO;
 	}
-	ret = lt_cycles_balanced(t, n, answer);
+	ret = lp_lt_cycles_balanced(t, n, answer);
 	return ret ? ret : answer;
 }
 
@@ -95,22 +95,22 @@ static int lt_cycles(struct lt *t)
 	int answer = cycles_answer(t), ret;
 	uint64_t t0;
 
-	t0 = now_ns();
-	ret = pinner_cycles(&t->p, &t->m, n, t->o->mmap_probe, false, answer,
+	t0 = lp_now_ns();
+	ret = lp_pinner_cycles(&t->p, &t->m, n, t->o->mmap_probe, false, answer,
 			    cr);
 	if (ret)
 		return ret;
 	t->r.vmpin[1] = t->r.vmpin[0];
-	lt_note(t, "%u %s%scycles of %ld pages in %.2f s, each answering %s",
+	lp_lt_note(t, "%u %s%scycles of %ld pages in %.2f s, each answering %s",
 		n, call ? call : "", call ? " " : "", pages,
-		(now_ns() - t0) / 1e9, answer ? errno_name(answer) : "0");
-	return lt_cycles_end(t, cr, n, answer);
+		(lp_now_ns() - t0) / 1e9, answer ? lp_errno_name(answer) : "0");
+	return lp_lt_cycles_end(t, cr, n, answer);
 }
 
-const struct lt_case lt_case_cycles = {
+const struct lt_case lp_lt_case_cycles = {
 	.name = "cycles",
 	.help = "10000 (or --cycles N) pin/unpin cycles, each answering the contract's, pins balanced at the end (refused types too)",
 	.run = lt_cycles, .no_target = true,
-	.refused_too = true, .pinners = lt_pinners_unpin, .pins_judged = true,
+	.refused_too = true, .pinners = lp_lt_pinners_unpin, .pins_judged = true,
 	.takes = OPT(OPT_CYCLES) | OPT(OPT_MMAP_PROBE) | OPT(OPT_CONCURRENT),
 };

@@ -22,10 +22,10 @@ static int lt_fork(struct lt *t)
 	int status, ret;
 	pid_t pid;
 
-	ret = lt_reg(t);
+	ret = lp_lt_reg(t);
 	if (ret)
 		return ret;
-	pattern_fill(buf + t->chk, t->chk, 42);
+	lp_pattern_fill(buf + t->chk, t->chk, 42);
 	memcpy(t->got, buf + t->chk, t->chk);
 	pid = fork();
 	if (pid < 0)
@@ -35,16 +35,16 @@ static int lt_fork(struct lt *t)
 	if (waitpid(pid, &status, 0) != pid)
 		return -errno;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		lt_note(t, "child: status 0x%x", status);
+		lp_lt_note(t, "child: status 0x%x", status);
 		return -EIO;
 	}
-	ret = lt_mem_holds(t, buf + t->chk, t->got,
+	ret = lp_lt_mem_holds(t, buf + t->chk, t->got,
 			   "the child's writes appear in the parent's buffer");
-	return ret ? ret : lt_read_check(t, buf, buf,
+	return ret ? ret : lp_lt_read_check(t, buf, buf,
 					 "READ_FIXED after fork not seen by the parent");
 }
 
-const struct lt_case lt_case_fork = {
+const struct lt_case lp_lt_case_fork = {
 	.name = "fork",
 	.checks_data = true,
 	.help = "fork a child that writes its copy: the parent's pinned pages stay the parent's, READ_FIXED lands in them",

@@ -16,8 +16,8 @@ static int reap(struct lt *t, unsigned int n, unsigned int bs,
 	for (*good = 0, i = 0; i < n; i++) {
 		err = t->p.ops->io_reap(&t->p, 10000, &res);
 		if (err) {
-			lt_note(t, "%u of %u completions, then %s", i, n,
-				errno_name(err));
+			lp_lt_note(t, "%u of %u completions, then %s", i, n,
+				lp_errno_name(err));
 			return err;
 		}
 		if (res == (int)bs)
@@ -42,17 +42,17 @@ static int lt_unreg_inflight(struct lt *t)
 		n = t->chk / bs;
 	if (!n)
 		return -EINVAL;
-	ret = lt_reg(t);
+	ret = lp_lt_reg(t);
 	if (ret)
 		return ret;
 	ret = t->p.ops->io_start(&t->p, t->tfd, buf, bs, n);
 	if (ret != (int)n)
 		return ret < 0 ? ret : -EIO;
 	ready = t->p.ops->io_ready(&t->p);
-	t0 = now_ns();
-	uret = lt_unreg(t);
-	lt_note(t, "unregistered in %.0f us with %u of %u READ_FIXED completed",
-		(now_ns() - t0) / 1e3, ready, n);
+	t0 = lp_now_ns();
+	uret = lp_lt_unreg(t);
+	lp_lt_note(t, "unregistered in %.0f us with %u of %u READ_FIXED completed",
+		(lp_now_ns() - t0) / 1e3, ready, n);
 	ret = reap(t, n, bs, &good);
 	if (uret)
 		return uret;
@@ -61,7 +61,7 @@ static int lt_unreg_inflight(struct lt *t)
 	if (good != n)
 		return -EIO;
 	if (memcmp(buf, t->want, (size_t)n * bs)) {
-		lt_note(t, "data check: READ_FIXED data");
+		lp_lt_note(t, "data check: READ_FIXED data");
 		strcpy(t->check, "mismatch");
 		return -EIO;
 	}
@@ -73,24 +73,24 @@ static int lt_close_ring(struct lt *t)
 {
 	unsigned int took;
 	long v;
-	int ret = lt_reg(t);
+	int ret = lp_lt_reg(t);
 
 	if (ret)
 		return ret;
-	pinner_close(&t->p);
+	lp_pinner_close(&t->p);
 	t->registered = false;
-	v = lt_pin_wait(t, 5000, &took);
+	v = lp_lt_pin_wait(t, 5000, &took);
 	t->r.vmpin[2] = v;
 	if (v != t->r.vmpin[0]) {
-		lt_note(t, "VmPin %ld kB 5 s after the ring's exit, %ld kB before",
+		lp_lt_note(t, "VmPin %ld kB 5 s after the ring's exit, %ld kB before",
 			v, t->r.vmpin[0]);
 		return -EIO;
 	}
-	lt_note(t, "VmPin back %u ms after the ring's exit", took);
+	lp_lt_note(t, "VmPin back %u ms after the ring's exit", took);
 	return 0;
 }
 
-const struct lt_case lt_case_unreg_inflight = {
+const struct lt_case lp_lt_case_unreg_inflight = {
 	.name = "unreg-inflight",
 	.checks_data = true,
 	.help = "unregister while READ_FIXED are in flight: it returns, every one completes with its data",
@@ -98,7 +98,7 @@ const struct lt_case lt_case_unreg_inflight = {
 	.skip_flags = MEM_RDONLY, .why_flags = "the buffer is read-only",
 };
 
-const struct lt_case lt_case_close_ring = {
+const struct lt_case lp_lt_case_close_ring = {
 	.name = "close-ring",
 	.help = "close the ring still registered: its teardown unpins, VmPin comes back",
 	.run = lt_close_ring,

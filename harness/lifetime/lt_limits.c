@@ -19,7 +19,7 @@
 static bool short_of_memory(struct lt *t, const char *op, size_t total)
 {
 	long avail_kb = lp_test_fault("mem-short") ? 0 :
-			meminfo_kb("MemAvailable:");
+			lp_meminfo_kb("MemAvailable:");
 
 	if (avail_kb < 0 || (size_t)avail_kb * KiB >= total + LT_HEADROOM)
 		return false;
@@ -40,20 +40,20 @@ static int limit_row(struct lt *t, const char *op, unsigned int bufs,
 	char *p;
 	int ret;
 
-	lt_row_reset(t, t->ops->name, total);
+	lp_lt_row_reset(t, t->ops->name, total);
 	t->r.have_expected = true;
 	t->r.expected = expected;
 	/* a refusal pins nothing: only an expected pin needs the memory */
 	if (!expected && short_of_memory(t, op, total)) {
 		t->r.op = op;
 		free(iov);
-		return row_skip(&t->r, t->o, t->note) ? LP_EUSAGE : LP_OK;
+		return lp_row_skip(&t->r, t->o, t->note) ? LP_EUSAGE : LP_OK;
 	}
 	p = mmap(NULL, total, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (!iov || p == MAP_FAILED) {
 		free(iov);
-		return lt_emit(t, op, -ENOMEM);
+		return lp_lt_emit(t, op, -ENOMEM);
 	}
 	madvise(p, total, MADV_NOHUGEPAGE);	/* VmPin exact, no head scans */
 	for (i = 0; t->pf != PF_NONE && total <= GiB && i < total; i += 4096)
@@ -61,25 +61,25 @@ static int limit_row(struct lt *t, const char *op, unsigned int bufs,
 	for (i = 0; i < bufs; i++)
 		iov[i] = (struct iovec){ .iov_base = p + i * len, .iov_len = len };
 	ret = t->p.ops->table_pin(&t->p, iov, bufs);
-	t->r.vmpin[1] = vmpin_kb();
+	t->r.vmpin[1] = lp_vmpin_kb();
 	if (!ret) {
 		t->p.ops->table_unpin(&t->p);
 		if (t->r.vmpin[1] - t->r.vmpin[0] != (long)(total / KiB)) {
-			lt_note(t, "VmPin grew %ld kB, want %zu",
+			lp_lt_note(t, "VmPin grew %ld kB, want %zu",
 				t->r.vmpin[1] - t->r.vmpin[0], total / KiB);
 			ret = -EIO;
 		}
 	}
-	t->r.vmpin[2] = vmpin_kb();
+	t->r.vmpin[2] = lp_vmpin_kb();
 	if (!ret && t->r.vmpin[2] != t->r.vmpin[0]) {
-		lt_note(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
+		lp_lt_note(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
 			t->r.vmpin[2]);
 		ret = -EIO;
 	}
 	munmap(p, total);
 	free(iov);
-	lt_row_counters(t);
-	return lt_emit(t, op, ret);
+	lp_lt_row_counters(t);
+	return lp_lt_emit(t, op, ret);
 }
 
 /*
@@ -109,7 +109,7 @@ static int lt_limits(struct lt *t)
 	for (i = 0; i < (int)ARRAY_SIZE(rows); i++) {
 		want = rows[i].expected;
 		if (want == LT_CONTRACT &&
-		    !contract_lookup(t->c, "anon", t->pf,
+		    !lp_contract_lookup(t->c, "anon", t->pf,
 				     (size_t)rows[i].bufs * rows[i].len, &want,
 				     &nofault))
 			want = 0;
@@ -120,7 +120,7 @@ static int lt_limits(struct lt *t)
 	return worst;
 }
 
-const struct lt_case lt_case_limits = {
+const struct lt_case lp_lt_case_limits = {
 	.name = "limits",
 	.help = "the kernel's limits on buffers: 16384 and 16385 buffers, 1 GiB and 1 GiB + 4 KiB, four rows on anon",
 	.run = lt_limits, .own_mem = true, .no_target = true,

@@ -58,35 +58,35 @@ static int lt_memlock(struct lt *t)
 	if (getrlimit(RLIMIT_MEMLOCK, &rl))
 		return -errno;
 	lim_kb = rl.rlim_cur / KiB;
-	limited = !have_cap_ipc_lock() && rl.rlim_cur != RLIM_INFINITY &&
+	limited = !lp_have_cap_ipc_lock() && rl.rlim_cur != RLIM_INFINITY &&
 		  rl.rlim_cur <= GiB;
 	if (limited) {
 		room = headroom_kb(t, rl.rlim_cur);
 		if (room < 0)
 			return room;
-		lt_note(t, "RLIMIT_MEMLOCK %zu kB; charged already %zu kB; buffer %zu kB",
+		lp_lt_note(t, "RLIMIT_MEMLOCK %zu kB; charged already %zu kB; buffer %zu kB",
 			lim_kb, lim_kb - room, kb);
 	} else {
-		lt_note(t, "%s: not charged against a limit",
-			have_cap_ipc_lock() ? "CAP_IPC_LOCK" : "RLIMIT_MEMLOCK unlimited or above 1 GiB");
+		lp_lt_note(t, "%s: not charged against a limit",
+			lp_have_cap_ipc_lock() ? "CAP_IPC_LOCK" : "RLIMIT_MEMLOCK unlimited or above 1 GiB");
 	}
-	lt_expect(t);
+	lp_lt_expect(t);
 	if (limited && (long)kb > room) {
 		t->r.have_expected = true;
 		t->r.expected = -ENOMEM;
 	}
 	t->unchecked = !t->r.have_expected;
-	ret = lt_reg(t);
+	ret = lp_lt_reg(t);
 	if (ret == -ENOMEM && limited)
 		lp_err(0, "the kernel refused %zu kB with -ENOMEM: RLIMIT_MEMLOCK is %zu kB and %zu kB are charged already: it needs at least %zu kB (`ulimit -l %zu`)",
 		       kb, lim_kb, lim_kb - room, kb + lim_kb - room,
 		       kb + lim_kb - room);
 	if (!ret)
-		lt_unreg(t);
+		lp_lt_unreg(t);
 	return ret;
 }
 
-const struct lt_case lt_case_memlock = {
+const struct lt_case lp_lt_case_memlock = {
 	.name = "memlock",
 	.help = "register under RLIMIT_MEMLOCK: -ENOMEM exactly when the buffer does not fit what the limit leaves",
 	.run = lt_memlock, .no_target = true,

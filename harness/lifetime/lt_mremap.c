@@ -27,18 +27,18 @@ static char *reserve(size_t len, size_t align)
 /* mremap elsewhere: the old (registered) range still addresses the pages. */
 static int lt_mremap(struct lt *t)
 {
-	size_t align = t->ops->flags & MEM_HUGETLB ? hugepage_size() :
+	size_t align = t->ops->flags & MEM_HUGETLB ? lp_hugepage_size() :
 		       2 * MiB;
 	char *old = t->m.addr, *new;
 	int ret;
 
 	/* the runner skips MEM_MULTI and MEM_RDONLY with this very note */
 	if (!t->m.shm && (t->m.map != t->m.addr || t->m.map_len != t->m.len)) {
-		lt_note(t, "%s: the buffer is not one whole writable mapping",
+		lp_lt_note(t, "%s: the buffer is not one whole writable mapping",
 			t->ops->name);
 		return LT_SKIP;
 	}
-	ret = lt_reg(t);
+	ret = lp_lt_reg(t);
 	if (ret)
 		return ret;
 	new = reserve(t->m.len, align);
@@ -48,7 +48,7 @@ static int lt_mremap(struct lt *t)
 		   new) == MAP_FAILED) {
 		ret = -errno;
 		munmap(new, t->m.len);
-		lt_note(t, "mremap: %s", strerror(-ret));
+		lp_lt_note(t, "mremap: %s", strerror(-ret));
 		return ret;
 	}
 	if (t->m.shm)
@@ -57,12 +57,12 @@ static int lt_mremap(struct lt *t)
 		t->m.map = new;
 	t->m.addr = new;
 	memset(new, 0, t->chk);
-	ret = lt_pin_held(t, "mremap");
-	return ret ? ret : lt_read_check(t, old, new,
+	ret = lp_lt_pin_held(t, "mremap");
+	return ret ? ret : lp_lt_read_check(t, old, new,
 					 "READ_FIXED at the old address not seen at the new one");
 }
 
-const struct lt_case lt_case_mremap = {
+const struct lt_case lp_lt_case_mremap = {
 	.name = "mremap",
 	.checks_data = true,
 	.help = "move the buffer with mremap: the old, registered range still addresses the pinned pages",

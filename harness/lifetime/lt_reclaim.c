@@ -59,7 +59,7 @@ static int written_check(struct lt *t, const char *writer)
 	if (!lost)
 		return 0;
 	strcpy(t->check, "mismatch");
-	return lt_fail(t, "before the unpin %zu of %zu bytes of the buffer differ from what %s wrote: the write did not land in these pages",
+	return lp_lt_fail(t, "before the unpin %zu of %zu bytes of the buffer differ from what %s wrote: the write did not land in these pages",
 		       lost, t->m.len, writer);
 }
 
@@ -89,7 +89,7 @@ static void moved_count(struct lt *t, struct pages_seen *s, bool known)
 	uint64_t *now = calloc(n + 1, sizeof(*now));
 	long moved = 0;
 
-	if (now && known && !page_frames(t->m.addr, t->m.len, now)) {
+	if (now && known && !lp_page_frames(t->m.addr, t->m.len, now)) {
 		for (i = 0; i < n; i++)
 			moved += s->pfn[i] && now[i] && s->pfn[i] != now[i];
 		row_pg_set(&t->r, RP_MOVED, moved);
@@ -102,7 +102,7 @@ static void dirty_at_unpin(struct lt *t)
 {
 	struct smaps_sum sm;
 
-	if (!smaps_range(t->m.addr, t->m.len, &sm))
+	if (!lp_smaps_range(t->m.addr, t->m.len, &sm))
 		row_pg_set(&t->r, RP_DIRTY_UNPIN_KB, sm.dirty_kb);
 }
 
@@ -148,7 +148,7 @@ static int pageout_count(struct lt *t, const struct pages_seen *s,
 	bool out;
 
 	*p = (struct lp_pageout){ .pages = n, .dirty_kb = -1 };
-	if (!after || resident_map(t->m.addr, t->m.len, after)) {
+	if (!after || lp_resident_map(t->m.addr, t->m.len, after)) {
 		free(after);
 		return -1;
 	}
@@ -179,22 +179,22 @@ static int reclaim_judge(struct lt *t, struct pages_seen *s,
 	struct lp_pageout p;
 
 	if (pageout_count(t, s, &p))
-		return lt_fail(t, "mincore: %s: cannot tell what left memory",
-			       errno_name(errno));
+		return lp_lt_fail(t, "mincore: %s: cannot tell what left memory",
+			       lp_errno_name(errno));
 	row_pg_set(&t->r, RP_OUT, p.out);
 	row_pg_set(&t->r, RP_INTACT, p.intact);
 	strcpy(t->check, "mismatch");
 	switch (lp_pageout_judge(&p)) {
 	case LP_PO_STAYED_LOST:
-		return lt_fail(t, "%zu bytes of the %ld pages that did not leave memory differ from what %s wrote (%ld of %ld pages left memory)",
+		return lp_lt_fail(t, "%zu bytes of the %ld pages that did not leave memory differ from what %s wrote (%ld of %ld pages left memory)",
 			       p.lost_stayed, p.pages - p.out, writer, p.out,
 			       p.pages);
 	case LP_PO_DIRTY_LOST:
-		return lt_fail(t, "%zu of %ld bytes differ from what %s wrote (%ld of %ld pages left memory), though every page was dirty before the unpin: not a loss by the unpin, which needs pages reclaim takes for clean",
+		return lp_lt_fail(t, "%zu of %ld bytes differ from what %s wrote (%ld of %ld pages left memory), though every page was dirty before the unpin: not a loss by the unpin, which needs pages reclaim takes for clean",
 			       p.lost_out, p.out * 4096, writer, p.out,
 			       p.pages);
 	case LP_PO_LOST:
-		lt_note(t, "data lost: %zu of %ld bytes differ from what %s wrote (%ld of %ld pages left memory)",
+		lp_lt_note(t, "data lost: %zu of %ld bytes differ from what %s wrote (%ld of %ld pages left memory)",
 			p.lost_out, p.out * 4096, writer, p.out, p.pages);
 		t->lost = true;
 		return -EIO;
@@ -212,10 +212,10 @@ static int reclaim_judge(struct lt *t, struct pages_seen *s,
 	}
 	strcpy(t->check, "ok");
 	if (t->r.unexercised)
-		lt_note(t, "unexercised: %s (%ld of %ld pages left memory; every byte is back)",
+		lp_lt_note(t, "unexercised: %s (%ld of %ld pages left memory; every byte is back)",
 			t->r.unexercised, p.out, p.pages);
 	else
-		lt_note(t, "every page (%ld of %ld) left memory and came back whole",
+		lp_lt_note(t, "every page (%ld of %ld) left memory and came back whole",
 			p.out, p.pages);
 	return 0;
 }
@@ -241,7 +241,7 @@ static bool still_resident(struct lt *t, const struct pages_seen *s)
 	unsigned char *now = calloc(n + 1, 1);
 	bool some = false;
 
-	if (!now || resident_map(t->m.addr, t->m.len, now)) {
+	if (!now || lp_resident_map(t->m.addr, t->m.len, now)) {
 		free(now);
 		return false;
 	}
@@ -264,18 +264,18 @@ static int lt_page_out(struct lt *t, const char *when, struct pages_seen *s)
 	int fd, i;
 
 	if (why) {
-		lt_note(t, "%s", why);
+		lp_lt_note(t, "%s", why);
 		return LT_SKIP;
 	}
 	if ((t->ops->flags & MEM_FILE) && t->m.fd >= 0 && fsync(t->m.fd))
-		lt_note(t, "fsync %s: %s", when, errno_name(errno));
-	if (s && resident_map(t->m.addr, t->m.len, s->vec)) {
-		lt_note(t, "mincore %s: %s", when, errno_name(errno));
+		lp_lt_note(t, "fsync %s: %s", when, lp_errno_name(errno));
+	if (s && lp_resident_map(t->m.addr, t->m.len, s->vec)) {
+		lp_lt_note(t, "mincore %s: %s", when, lp_errno_name(errno));
 		return LT_SKIP;
 	}
 	if (madvise(t->m.addr, t->m.len, MADV_PAGEOUT)) {
-		lt_note(t, "MADV_PAGEOUT %s: %s: nothing was paged out", when,
-			errno_name(errno));
+		lp_lt_note(t, "MADV_PAGEOUT %s: %s: nothing was paged out", when,
+			lp_errno_name(errno));
 		return LT_SKIP;
 	}
 	/*
@@ -289,7 +289,7 @@ static int lt_page_out(struct lt *t, const char *when, struct pages_seen *s)
 		return 0;
 	fd = open("/proc/sys/vm/drop_caches", O_WRONLY);
 	if (fd < 0 || write(fd, "1", 1) != 1)
-		lt_note(t, "drop_caches: %s", errno_name(errno));
+		lp_lt_note(t, "drop_caches: %s", lp_errno_name(errno));
 	if (fd >= 0)
 		close(fd);
 	return 0;
@@ -306,11 +306,11 @@ static int dev_write(struct lt *t)
 				      note, sizeof(note));
 
 	if (ret == LP_SKIP) {
-		lt_note(t, "%s", note);
+		lp_lt_note(t, "%s", note);
 		return LT_SKIP;
 	}
 	if (ret)
-		return lt_fail(t, "%s", note);
+		return lp_lt_fail(t, "%s", note);
 	/*
 	 * LONGPIN_TEST_FAULT=wrong-page: the device writes the pattern once
 	 * more, a page off, as a write that landed in the wrong pages would
@@ -323,7 +323,7 @@ static int dev_write(struct lt *t)
 		off.len = t->m.len - 4096;
 		if (t->p.ops->dev_write(&t->p, &off, t->want, t->chk, t->tfd,
 					note, sizeof(note)))
-			return lt_fail(t, "%s", note);
+			return lp_lt_fail(t, "%s", note);
 	}
 	return 0;
 }
@@ -335,8 +335,8 @@ static int dev_write(struct lt *t)
  */
 static int write_through_pin(struct lt *t, struct pages_seen *s, bool pinned)
 {
-	bool frames = !page_frames(t->m.addr, t->m.len, s->pfn);
-	int ret = lt_reg(t);
+	bool frames = !lp_page_frames(t->m.addr, t->m.len, s->pfn);
+	int ret = lp_lt_reg(t);
 
 	if (ret)
 		return ret;
@@ -349,7 +349,7 @@ static int write_through_pin(struct lt *t, struct pages_seen *s, bool pinned)
 	dirty_at_unpin(t);
 	if (pinned && lt_page_out(t, "while registered", NULL))
 		return LT_SKIP;
-	return lt_unreg(t);
+	return lp_lt_unreg(t);
 }
 
 /*
@@ -385,7 +385,7 @@ static int lt_reclaim(struct lt *t)
 	if (!ret)
 		ret = write_through_pin(t, &s, pinned);
 	if (!ret && pinned)	/* the backend's read prefault: it knows its holes */
-		(t->ops->populate ? t->ops->populate : mem_populate)(&t->m,
+		(t->ops->populate ? t->ops->populate : lp_mem_populate)(&t->m,
 								      PF_READ);
 	return page_out_judge(t, &s, ret);
 }
@@ -404,10 +404,10 @@ static int lt_lazyfree(struct lt *t)
 	struct pages_seen s;
 	int ret;
 
-	pattern_fill(t->m.addr, t->m.len, now_ns() ^ 0x1a2ef4eeULL);
+	lp_pattern_fill(t->m.addr, t->m.len, lp_now_ns() ^ 0x1a2ef4eeULL);
 	if (madvise(t->m.addr, t->m.len, MADV_FREE)) {
-		lt_note(t, "MADV_FREE: %s: nothing is lazily freed",
-			errno_name(errno));
+		lp_lt_note(t, "MADV_FREE: %s: nothing is lazily freed",
+			lp_errno_name(errno));
 		return LT_SKIP;
 	}
 	ret = seen_alloc(&s, t->m.len);
@@ -416,15 +416,15 @@ static int lt_lazyfree(struct lt *t)
 	return page_out_judge(t, &s, ret);
 }
 
-const struct lt_case lt_case_reclaim = {
+const struct lt_case lp_lt_case_reclaim = {
 	.name = "reclaim",
 	.help = "the device writes the buffer through the pin, then unpin, reclaim and read back: the data must survive (a contract names a known loss: defect)",
 	.run = lt_reclaim, .skip_flags = MEM_RDONLY,
 	.why_flags = "the buffer is read-only", .why_not = reclaim_why_not,
-	.pinners = lt_pinners_unpin,
+	.pinners = lp_lt_pinners_unpin,
 };
 
-const struct lt_case lt_case_reclaim_pinned = {
+const struct lt_case lp_lt_case_reclaim_pinned = {
 	.name = "reclaim-pinned",
 	.help = "as reclaim, and the buffer paged out once while still pinned",
 	.run = lt_reclaim, .arg = 1,
@@ -432,10 +432,10 @@ const struct lt_case lt_case_reclaim_pinned = {
 	.why_not = reclaim_why_not,
 };
 
-const struct lt_case lt_case_lazyfree = {
+const struct lt_case lp_lt_case_lazyfree = {
 	.name = "lazyfree",
 	.help = "as reclaim, on private anonymous memory written and MADV_FREEd before the pin",
 	.run = lt_lazyfree, .has = MEM_ANON, .lacks = MEM_RDONLY,
 	.why = "MADV_FREE frees only private anonymous memory lazily",
-	.pinners = lt_pinners_unpin,
+	.pinners = lp_lt_pinners_unpin,
 };

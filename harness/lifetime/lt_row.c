@@ -13,13 +13,13 @@
 #include "lifetime.h"
 
 /* The row expects the contract's answer for TYPE, if it has one. */
-bool lt_expect(struct lt *t)
+bool lp_lt_expect(struct lt *t)
 {
 	bool nofault;
 	char key[32];
 
-	t->r.have_expected = contract_lookup_pinner(t->c,
-		pinner_key(key, sizeof(key), t->o), t->ops->name, t->pf,
+	t->r.have_expected = lp_contract_lookup_pinner(t->c,
+		lp_pinner_key(key, sizeof(key), t->o), t->ops->name, t->pf,
 		t->m.len, &t->r.expected, &nofault);
 	return t->r.have_expected;
 }
@@ -36,19 +36,19 @@ static enum row_defect defect_of(struct lt *t, int result)
 	if (!result && !t->failed && t->r.unexercised)
 		return DEFECT_UNEXERCISED;
 	if (!result && !t->failed) {
-		lt_note(t, "the contract's known defect (-%s, data lost) did not show: the data survived; correct the contract if this kernel keeps it",
-			errno_name(t->r.expected));
+		lp_lt_note(t, "the contract's known defect (-%s, data lost) did not show: the data survived; correct the contract if this kernel keeps it",
+			lp_errno_name(t->r.expected));
 		return DEFECT_ABSENT;
 	}
 	if (result == t->r.expected && t->lost && !t->failed)
 		return DEFECT_SHOWN;
 	t->failed = true;
-	lt_note(t, "not the contract's known defect (data lost after reclaim): a failure of its own");
+	lp_lt_note(t, "not the contract's known defect (data lost after reclaim): a failure of its own");
 	return DEFECT_NONE;
 }
 
 /* Judge, print and write one row; returns its exit status. */
-int lt_emit(struct lt *t, const char *op, int result)
+int lp_lt_emit(struct lt *t, const char *op, int result)
 {
 	enum row_defect d = DEFECT_NONE;
 	struct row *r = &t->r;
@@ -68,9 +68,9 @@ int lt_emit(struct lt *t, const char *op, int result)
 	 * where one is expected; where none is, it still fails. A failed
 	 * check beside the answer (t->failed) fails whatever was expected.
 	 */
-	ret = row_judge(r, t->failed || (!r->have_expected && result == -EIO),
+	ret = lp_row_judge(r, t->failed || (!r->have_expected && result == -EIO),
 			d, t->note);
-	ret = row_write(r, t->o, !t->header_done, ret);
+	ret = lp_row_write(r, t->o, !t->header_done, ret);
 	t->header_done = true;
 	if (ret == LP_OK && !strcmp(r->verdict, "unexercised"))
 		return LT_UNEXERCISED;
@@ -78,25 +78,25 @@ int lt_emit(struct lt *t, const char *op, int result)
 }
 
 /* The row of a case that did not run at t->pf: verdict skip, @why. */
-int lt_skip_row(struct lt *t, const char *why)
+int lp_lt_skip_row(struct lt *t, const char *why)
 {
 	char op[48], key[32];
-	struct row r = { .kernel = kernel_release(),
-			 .contract = contract_name(t->c), .mem = t->ops->name,
+	struct row r = { .kernel = lp_kernel_release(),
+			 .contract = lp_contract_name(t->c), .mem = t->ops->name,
 			 .pf = t->pf, .size = t->o->size, .op = op,
-			 .pinner = pinner_find(t->o->pinner)->name };
+			 .pinner = lp_pinner_find(t->o->pinner)->name };
 
 	snprintf(op, sizeof(op), "lifetime-%s", t->k->name);
-	r.have_expected = contract_lookup_case_pinner(t->c,
-		pinner_key(key, sizeof(key), t->o), t->k->name, t->ops->name,
+	r.have_expected = lp_contract_lookup_case_pinner(t->c,
+		lp_pinner_key(key, sizeof(key), t->o), t->k->name, t->ops->name,
 		t->pf, t->o->size, &r.expected, &t->defect);
-	return row_skip(&r, t->o, why);
+	return lp_row_skip(&r, t->o, why);
 }
 
-void lt_row_reset(struct lt *t, const char *mem, size_t size)
+void lp_lt_row_reset(struct lt *t, const char *mem, size_t size)
 {
-	t->r = (struct row){ .kernel = kernel_release(),
-			     .contract = contract_name(t->c), .mem = mem,
+	t->r = (struct row){ .kernel = lp_kernel_release(),
+			     .contract = lp_contract_name(t->c), .mem = mem,
 			     .pinner = t->p.info ? t->p.info->name : NULL,
 			     .pf = t->pf, .size = size, .fs_type = "-",
 			     .dax = -1, .thp_kb = -1, .pin_acq = -1,
@@ -105,7 +105,7 @@ void lt_row_reset(struct lt *t, const char *mem, size_t size)
 	t->note[0] = '\0';
 	t->unchecked = t->defect = t->lost = t->failed = false;
 	strcpy(t->check, "-");
-	t->r.vmpin[0] = t->r.vmpin[1] = t->r.vmpin[2] = vmpin_kb();
+	t->r.vmpin[0] = t->r.vmpin[1] = t->r.vmpin[2] = lp_vmpin_kb();
 	/*
 	 * the row's pin window: the lock every longpin holds while it pins,
 	 * exclusive where the counters judge the row; a window of a row
@@ -114,25 +114,25 @@ void lt_row_reset(struct lt *t, const char *mem, size_t size)
 	lp_pins_end(&t->pins);
 	lp_pins_begin(&t->pins, t->k && t->k->pins_judged && !t->o->concurrent);
 	/* --concurrent: others pin meanwhile, the deltas would be theirs too */
-	if (t->o->concurrent || vmstat_pins(&t->acq0, &t->rel0))
+	if (t->o->concurrent || lp_vmstat_pins(&t->acq0, &t->rel0))
 		t->acq0 = t->rel0 = -1;
 }
 
-void lt_row_counters(struct lt *t)
+void lp_lt_row_counters(struct lt *t)
 {
 	long acq, rel;
 
 	lp_pins_end(&t->pins);
-	if (t->acq0 >= 0 && !vmstat_pins(&acq, &rel)) {
+	if (t->acq0 >= 0 && !lp_vmstat_pins(&acq, &rel)) {
 		t->r.pin_acq = acq - t->acq0;
 		t->r.pin_rel = rel - t->rel0;
 	}
 }
 
 /* VmPin did not come back: the row fails; returns @ret, or -EIO for 0. */
-int lt_leak(struct lt *t, int ret)
+int lp_lt_leak(struct lt *t, int ret)
 {
-	lt_fail(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
+	lp_lt_fail(t, "pin leak: VmPin %ld kB -> %ld kB", t->r.vmpin[0],
 		t->r.vmpin[2]);
 	return ret ? ret : -EIO;
 }

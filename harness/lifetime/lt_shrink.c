@@ -19,9 +19,9 @@ static int lt_shrink(struct lt *t)
 	char *buf = t->m.addr;
 	int ret;
 
-	pattern_fill(buf, t->chk, 7);
+	lp_pattern_fill(buf, t->chk, 7);
 	memcpy(t->got, buf, t->chk);
-	ret = lt_reg(t);
+	ret = lp_lt_reg(t);
 	if (ret)
 		return ret;
 	if (punch ? fallocate(t->m.fd, FALLOC_FL_PUNCH_HOLE |
@@ -29,19 +29,19 @@ static int lt_shrink(struct lt *t)
 		    ftruncate(t->m.fd, 0))
 		return -errno;
 	/* the old contents, from the pinned pages */
-	ret = lt_write_check(t, buf, t->chk, t->got,
+	ret = lp_lt_write_check(t, buf, t->chk, t->got,
 			     "WRITE_FIXED lost the pinned pages' data");
 	/* new contents into them, and out again */
 	if (!ret)
 		ret = t->p.ops->fixed_io(&t->p, false, t->tfd, buf, t->chk, 0);
 	if (!ret)
-		ret = lt_write_check(t, buf, 2 * t->chk, t->want,
+		ret = lp_lt_write_check(t, buf, 2 * t->chk, t->want,
 				     "READ_FIXED then WRITE_FIXED differ");
-	return ret ? ret : lt_pin_held(t, punch ? "the hole punch" :
+	return ret ? ret : lp_lt_pin_held(t, punch ? "the hole punch" :
 				       "the truncation");
 }
 
-const struct lt_case lt_case_truncate = {
+const struct lt_case lp_lt_case_truncate = {
 	.name = "truncate",
 	.checks_data = true,
 	.help = "truncate the shmem file under the pin: the pinned pages keep their data and take fixed I/O both ways",
@@ -49,7 +49,7 @@ const struct lt_case lt_case_truncate = {
 	.why = "needs a shmem file (memfd, tmpfs-shared)",
 };
 
-const struct lt_case lt_case_punch = {
+const struct lt_case lp_lt_case_punch = {
 	.name = "punch",
 	.checks_data = true,
 	.help = "punch a hole in the shmem file under the pin: as truncate",

@@ -26,7 +26,7 @@ static int lt_update(struct lt *t)
 	char *anon;
 	int ret, upd, exp;
 
-	lt_expect(t);
+	lp_lt_expect(t);
 	anon = mmap(NULL, t->chk, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (anon == MAP_FAILED)
@@ -37,12 +37,12 @@ static int lt_update(struct lt *t)
 		ret = update0(t, anon, t->chk);
 	}
 	if (ret) {
-		lt_note(t, "sparse table with an anon slot 0: %s", errno_name(ret));
+		lp_lt_note(t, "sparse table with an anon slot 0: %s", lp_errno_name(ret));
 		goto out;
 	}
 	upd = update0(t, t->m.addr, t->m.len);
-	t->r.vmpin[1] = vmpin_kb();
-	lt_note(t, "update answered %s", upd ? errno_name(upd) : "0");
+	t->r.vmpin[1] = lp_vmpin_kb();
+	lp_lt_note(t, "update answered %s", upd ? lp_errno_name(upd) : "0");
 	t->unchecked = !t->r.have_expected;
 	exp = t->r.have_expected ? t->r.expected : upd;
 	if (upd != exp) {
@@ -53,10 +53,10 @@ static int lt_update(struct lt *t)
 	ret = t->p.ops->fixed_io(&t->p, false, t->tfd, upd ? anon : t->m.addr,
 				 t->chk, 0);
 	if (ret)
-		lt_note(t, "READ_FIXED into slot 0 (%s buffer): %s",
-			upd ? "the old anon" : "the new", errno_name(ret));
+		lp_lt_note(t, "READ_FIXED into slot 0 (%s buffer): %s",
+			upd ? "the old anon" : "the new", lp_errno_name(ret));
 	else
-		ret = lt_mem_holds(t, upd ? anon : t->m.addr, t->want,
+		ret = lp_lt_mem_holds(t, upd ? anon : t->m.addr, t->want,
 				   "slot 0 read other data");
 	if (!ret) {
 		strcpy(t->check, "ok");
@@ -66,12 +66,12 @@ static int lt_update(struct lt *t)
 	}
 out:
 	if (t->registered)
-		lt_unreg(t);
+		lp_lt_unreg(t);
 	munmap(anon, t->chk);
 	return ret;
 }
 
-const struct lt_case lt_case_update = {
+const struct lt_case lp_lt_case_update = {
 	.name = "update",
 	.help = "a sparse table whose slot 0 is updated to the buffer: the update answers what registering does",
 	.run = lt_update, .refused_too = true,

@@ -60,19 +60,19 @@ static const struct mem_ops *const *registry(size_t *n)
 	return sorted;
 }
 
-const struct mem_ops *mem_find(const char *name)
+const struct mem_ops *lp_mem_find(const char *name)
 {
 	const struct mem_ops *ops;
 	size_t i;
 
-	for (i = 0; (ops = mem_nth(i)); i++)
+	for (i = 0; (ops = lp_mem_nth(i)); i++)
 		if (!strcmp(ops->name, name))
 			return ops;
 	return NULL;
 }
 
 /* The @i-th memory type in --list's order, or NULL past the last. */
-const struct mem_ops *mem_nth(size_t i)
+const struct mem_ops *lp_mem_nth(size_t i)
 {
 	const struct mem_ops *const *all;
 	size_t n = 0;
@@ -81,25 +81,25 @@ const struct mem_ops *mem_nth(size_t i)
 	return all && i < n ? all[i] : NULL;
 }
 
-const struct mem_ops *mem_find_like(enum mem_place place, unsigned int has,
+const struct mem_ops *lp_mem_find_like(enum mem_place place, unsigned int has,
 				    unsigned int lacks)
 {
 	const struct mem_ops *ops;
 	size_t i;
 
-	for (i = 0; (ops = mem_nth(i)); i++)
+	for (i = 0; (ops = lp_mem_nth(i)); i++)
 		if (ops->place == place && (ops->flags & has) == has &&
 		    !(ops->flags & lacks))
 			return ops;
 	return NULL;
 }
 
-void mem_list(void)
+void lp_mem_list(void)
 {
 	const struct mem_ops *ops;
 	size_t i;
 
-	for (i = 0; (ops = mem_nth(i)); i++)
+	for (i = 0; (ops = lp_mem_nth(i)); i++)
 		printf("%s\n", ops->name);
 }
 
@@ -136,7 +136,7 @@ static const char *place_env(enum mem_place p)
 }
 
 /* --dir or --dev, when not given, from the variable of @ops's place. */
-void mem_place_from_env(const struct mem_ops *ops, struct opts *o)
+void lp_mem_place_from_env(const struct mem_ops *ops, struct opts *o)
 {
 	const char **slot = ops->place == PLACE_DEVDAX ? &o->dev : &o->dir;
 
@@ -148,7 +148,7 @@ void mem_place_from_env(const struct mem_ops *ops, struct opts *o)
  * --list-types: every type and what it is, tab-separated, for scripts:
  * the value column is where the place resolves now ("-": nowhere).
  */
-void mem_list_types(void)
+void lp_mem_list_types(void)
 {
 	const struct mem_place_info *pi;
 	const struct mem_ops *ops;
@@ -156,7 +156,7 @@ void mem_list_types(void)
 	size_t i;
 
 	printf("# memtype\tmap\tbacking\thuge\toption\tvariable\tvalue\tplace\n");
-	for (i = 0; (ops = mem_nth(i)); i++) {
+	for (i = 0; (ops = lp_mem_nth(i)); i++) {
 		pi = &places[ops->place];
 		v = place_env(ops->place);
 		printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ops->name,
@@ -167,13 +167,13 @@ void mem_list_types(void)
 	}
 }
 
-void mem_list_help(FILE *f, bool man)
+void lp_mem_list_help(FILE *f, bool man)
 {
 	const struct mem_ops *ops;
 	size_t i;
 
-	for (i = 0; (ops = mem_nth(i)); i++)
-		item_help(f, man, ops->name, ops->help);
+	for (i = 0; (ops = lp_mem_nth(i)); i++)
+		lp_item_help(f, man, ops->name, ops->help);
 }
 
 /*
@@ -241,7 +241,7 @@ static int mem_check_place(const struct mem_ops *ops, const struct opts *o)
 }
 
 /* Size rules that hold before anything is mapped. */
-int mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io)
+int lp_mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io)
 {
 	size_t pg = sysconf(_SC_PAGESIZE), huge;
 
@@ -259,7 +259,7 @@ int mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io)
 			      "--size %zuK is smaller than --bs %zuK: give --size %zuK or more, a smaller --bs, or --no-io",
 			      o->size / KiB, (size_t)o->bs / KiB,
 			      (size_t)o->bs / KiB);
-	huge = ops->flags & MEM_HUGETLB ? hugepage_size() :
+	huge = ops->flags & MEM_HUGETLB ? lp_hugepage_size() :
 	       ops->flags & MEM_THP ? 2 * MiB : 0;
 	if (huge && o->size % huge)
 		return lp_err(LP_EUSAGE,
@@ -269,7 +269,7 @@ int mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io)
 	return mem_check_place(ops, o);
 }
 
-int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o)
+int lp_mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o)
 {
 	const char *tmp = getenv("TMPDIR");
 	int ret;
@@ -281,20 +281,20 @@ int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o)
 	strcpy(m->fs_type, "-");
 	snprintf(m->target_dir, sizeof(m->target_dir), "%s",
 		 tmp && *tmp ? tmp : "/tmp");
-	ret = ops->flags & MEM_HUGETLB ? mem_need_hugepages(ops->name, o->size) :
+	ret = ops->flags & MEM_HUGETLB ? lp_mem_need_hugepages(ops->name, o->size) :
 	      LP_OK;
 	if (ret == LP_OK)
 		ret = ops->setup(m, o);
 	if (ret != LP_OK) {
-		mem_teardown(m);
+		lp_mem_teardown(m);
 		return ret;
 	}
 	if (o->inject && !strcmp(o->inject, "fill") && m->fd >= 0)
-		m->fill_fd = mem_fill_dir(m->target_dir);
+		m->fill_fd = lp_mem_fill_dir(m->target_dir);
 	return ret;
 }
 
-void mem_teardown(struct mem *m)
+void lp_mem_teardown(struct mem *m)
 {
 	if (m->shm)
 		shmdt(m->shm);
@@ -308,7 +308,7 @@ void mem_teardown(struct mem *m)
 	m->fd = m->fill_fd = -1;
 }
 
-/* where on_sigbus() returns to while mem_touch() runs */
+/* where on_sigbus() returns to while lp_mem_touch() runs */
 static sigjmp_buf *sigbus_jmp;
 
 static void on_sigbus(int sig)
@@ -322,7 +322,7 @@ static void on_sigbus(int sig)
  * with the reason when a page cannot be backed: a file system or huge
  * page pool that ran out answers the touch with SIGBUS.
  */
-int mem_touch(struct mem *m, enum prefault pf)
+int lp_mem_touch(struct mem *m, enum prefault pf)
 {
 	volatile char *p = m->addr;
 	struct sigaction sa = { .sa_handler = on_sigbus }, old;
@@ -335,7 +335,7 @@ int mem_touch(struct mem *m, enum prefault pf)
 	sigbus_jmp = &jmp;
 	sigaction(SIGBUS, &sa, &old);
 	if (sigsetjmp(jmp, 1)) {
-		ret = mem_sigbus_err(m, i);
+		ret = lp_mem_sigbus_err(m, i);
 		goto out;
 	}
 	for (i = 0; i < m->len; i += 4096) {
@@ -352,18 +352,18 @@ out:
 }
 
 /* Touch every 4 KiB of the buffer: none, a read, or a write. */
-int mem_populate(struct mem *m, enum prefault pf)
+int lp_mem_populate(struct mem *m, enum prefault pf)
 {
 	if (pf == PF_NONE)
 		return 0;
-	return mem_touch(m, pf);
+	return lp_mem_touch(m, pf);
 }
 
 /*
  * Anonymous or hugetlb memory of @len at an address aligned to @align
  * (0: the page size).
  */
-int mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags)
+int lp_mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags)
 {
 	size_t slack = align > 4096 ? align : 0;
 	char *p, *a;
@@ -381,7 +381,7 @@ int mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags)
 	return 0;
 }
 
-int mem_map_fd(struct mem *m, int fd, size_t len, int flags)
+int lp_mem_map_fd(struct mem *m, int fd, size_t len, int flags)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, flags, fd, 0);
 
@@ -393,20 +393,20 @@ int mem_map_fd(struct mem *m, int fd, size_t len, int flags)
 }
 
 /* File system type and DAX state of an open file. */
-void mem_describe_fd(struct mem *m, int fd)
+void lp_mem_describe_fd(struct mem *m, int fd)
 {
 	struct statfs sfs;
 	struct statx stx;
 
 	if (!fstatfs(fd, &sfs))
 		snprintf(m->fs_type, sizeof(m->fs_type), "%s",
-			 fs_name(sfs.f_type));
+			 lp_fs_name(sfs.f_type));
 	if (!statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx))
 		m->dax = !!(stx.stx_attributes & STATX_ATTR_DAX);
 }
 
 /* Free bytes for an unprivileged writer in the file system of @dir, or -1. */
-long long dir_free(const char *dir)
+long long lp_dir_free(const char *dir)
 {
 	struct statvfs vfs;
 
@@ -420,7 +420,7 @@ long long dir_free(const char *dir)
  * writer would after our check. The file is unlinked: closing @fd (at
  * exit at the latest) gives the space back.
  */
-int mem_fill_dir(const char *dir)
+int lp_mem_fill_dir(const char *dir)
 {
 	char path[PATH_MAX];
 	off_t off = 0, step;
@@ -438,7 +438,7 @@ int mem_fill_dir(const char *dir)
 }
 
 /* The SIGBUS at byte @at of @m's buffer, explained. */
-int mem_sigbus_err(const struct mem *m, size_t at)
+int lp_mem_sigbus_err(const struct mem *m, size_t at)
 {
 	long long avail;
 
@@ -446,7 +446,7 @@ int mem_sigbus_err(const struct mem *m, size_t at)
 		return lp_err(LP_SKIP,
 			      "%s: SIGBUS at page %zu of %zu: no free huge page left: reserve more (vm.nr_hugepages) or give a smaller --size",
 			      m->ops->name, at / 4096, m->len / 4096);
-	avail = m->fd >= 0 ? dir_free(m->target_dir) : -1;
+	avail = m->fd >= 0 ? lp_dir_free(m->target_dir) : -1;
 	if (avail >= 0)
 		return lp_err(LP_SKIP,
 			      "%s: SIGBUS at page %zu of %zu: the file system of %s is full (%lld kB free, the buffer needs %zu kB): free space there or give another --dir",
@@ -460,10 +460,10 @@ int mem_sigbus_err(const struct mem *m, size_t at)
  * A file of @len in @dir, already unlinked so that nothing is left
  * behind whatever happens to this process; its fd goes in m->fd.
  */
-int mem_tmpfile(struct mem *m, const char *dir, size_t len)
+int lp_mem_tmpfile(struct mem *m, const char *dir, size_t len)
 {
 	char path[PATH_MAX];
-	long long avail = dir_free(dir);
+	long long avail = lp_dir_free(dir);
 	struct statvfs vfs;
 	struct stat st;
 	int fd;
@@ -498,7 +498,7 @@ int mem_tmpfile(struct mem *m, const char *dir, size_t len)
 			      dir, strerror(errno));
 	unlink(path);
 	m->fd = fd;
-	mem_describe_fd(m, fd);
+	lp_mem_describe_fd(m, fd);
 	if (ftruncate(fd, len))
 		return lp_err(LP_SKIP, "--dir %s: cannot size a file to %zu bytes: %s",
 			      dir, len, strerror(errno));
@@ -510,7 +510,7 @@ int mem_tmpfile(struct mem *m, const char *dir, size_t len)
  * The first half of a buffer made of two parts: @size / 2 rounded down to a
  * page, or a usage error when a part would be empty.
  */
-int mem_half(const char *name, size_t size, size_t *half)
+int lp_mem_half(const char *name, size_t size, size_t *half)
 {
 	*half = size / 2 & ~(size_t)4095;
 	if (*half < 4096)
@@ -525,20 +525,20 @@ int mem_half(const char *name, size_t size, size_t *half)
  * by another mapping (-1: this kernel has none). The one statement of
  * it: the tests and the guest's fio.sh ask `longpin hugepages`.
  */
-long hugepages_free(void)
+long lp_hugepages_free(void)
 {
-	long free_pages = meminfo_kb("HugePages_Free:");
+	long free_pages = lp_meminfo_kb("HugePages_Free:");
 
-	return free_pages < 0 ? -1 : free_pages - meminfo_kb("HugePages_Rsvd:");
+	return free_pages < 0 ? -1 : free_pages - lp_meminfo_kb("HugePages_Rsvd:");
 }
 
 /* hugetlb pages must be free (and not reserved) before we map them. */
-int mem_need_hugepages(const char *name, size_t len)
+int lp_mem_need_hugepages(const char *name, size_t len)
 {
-	long avail = hugepages_free();
-	long rsvd = meminfo_kb("HugePages_Rsvd:");
-	long total = meminfo_kb("HugePages_Total:");
-	size_t hps = hugepage_size();
+	long avail = lp_hugepages_free();
+	long rsvd = lp_meminfo_kb("HugePages_Rsvd:");
+	long total = lp_meminfo_kb("HugePages_Total:");
+	size_t hps = lp_hugepage_size();
 	long need = len / hps;
 
 	if (avail < 0)

@@ -81,7 +81,7 @@ struct mem_ops {
 	unsigned int flags;	/* MEM_HUGETLB: free huge pages checked first */
 	unsigned long arg;	/* setup()'s own: mmap, memfd, shm flags, ... */
 	int (*setup)(struct mem *m, const struct opts *o);
-	/* optional: defaults to mem_populate() */
+	/* optional: defaults to lp_mem_populate() */
 	int (*populate)(struct mem *m, enum prefault pf);
 };
 
@@ -91,40 +91,40 @@ struct mem_ops {
 		       aligned(sizeof(void *)))) = &(ops)
 
 /* mem.c: the registry of backends and what they share */
-const struct mem_ops *mem_find(const char *name);
-const struct mem_ops *mem_nth(size_t i);
+const struct mem_ops *lp_mem_find(const char *name);
+const struct mem_ops *lp_mem_nth(size_t i);
 /*
  * The first type, in the order of `longpin types`, of @place whose flags
  * hold all of @has and none of @lacks: what another tool's memory is to
  * longpin (fio's mem=), or NULL
  */
-const struct mem_ops *mem_find_like(enum mem_place place, unsigned int has,
+const struct mem_ops *lp_mem_find_like(enum mem_place place, unsigned int has,
 				    unsigned int lacks);
-void mem_list(void);
-void mem_list_types(void);
-void mem_place_from_env(const struct mem_ops *ops, struct opts *o);
+void lp_mem_list(void);
+void lp_mem_list_types(void);
+void lp_mem_place_from_env(const struct mem_ops *ops, struct opts *o);
 /* @io: the run's I/O checks at least one --bs block */
-int mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io);
+int lp_mem_check_size(const struct mem_ops *ops, const struct opts *o, bool io);
 /* huge pages of the default size free and not reserved (-1: none here) */
-long hugepages_free(void);
-void mem_list_help(FILE *f, bool man);
-int mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o);
-void mem_teardown(struct mem *m);
-int mem_populate(struct mem *m, enum prefault pf);
-int mem_touch(struct mem *m, enum prefault pf);
-int mem_sigbus_err(const struct mem *m, size_t at);
-int mem_fill_dir(const char *dir);
-long long dir_free(const char *dir);
-int mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags);
-int mem_map_fd(struct mem *m, int fd, size_t len, int flags);
-int mem_tmpfile(struct mem *m, const char *dir, size_t len);
-void mem_describe_fd(struct mem *m, int fd);
-int mem_need_hugepages(const char *name, size_t len);
-int mem_half(const char *name, size_t size, size_t *half);
+long lp_hugepages_free(void);
+void lp_mem_list_help(FILE *f, bool man);
+int lp_mem_setup(struct mem *m, const struct mem_ops *ops, const struct opts *o);
+void lp_mem_teardown(struct mem *m);
+int lp_mem_populate(struct mem *m, enum prefault pf);
+int lp_mem_touch(struct mem *m, enum prefault pf);
+int lp_mem_sigbus_err(const struct mem *m, size_t at);
+int lp_mem_fill_dir(const char *dir);
+long long lp_dir_free(const char *dir);
+int lp_mem_map_anon(struct mem *m, size_t len, size_t align, int prot, int flags);
+int lp_mem_map_fd(struct mem *m, int fd, size_t len, int flags);
+int lp_mem_tmpfile(struct mem *m, const char *dir, size_t len);
+void lp_mem_describe_fd(struct mem *m, int fd);
+int lp_mem_need_hugepages(const char *name, size_t len);
+int lp_mem_half(const char *name, size_t size, size_t *half);
 /*
  * mem_file.c: the place of a file on @fs (statx DAX: @dax), the place of
  * the file types that map it; PLACE_NONE where none does (hugetlbfs, ramfs)
  */
-enum mem_place mem_file_place(const char *fs, int dax);
+enum mem_place lp_mem_file_place(const char *fs, int dax);
 
 #endif

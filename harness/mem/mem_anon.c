@@ -21,7 +21,7 @@ static void small_pages(void *p, size_t len, int flags)
 
 static int anon_map(struct mem *m, size_t len, int flags, const char *what)
 {
-	int ret = mem_map_anon(m, len, 0, PROT_READ | PROT_WRITE,
+	int ret = lp_mem_map_anon(m, len, 0, PROT_READ | PROT_WRITE,
 			       flags | MAP_ANONYMOUS);
 
 	if (ret)
@@ -61,7 +61,7 @@ static int anon_thp_setup(struct mem *m, const struct opts *o)
 
 	if (ret != LP_OK)
 		return ret;
-	ret = mem_map_anon(m, o->size, 2 * MiB, PROT_READ | PROT_WRITE,
+	ret = lp_mem_map_anon(m, o->size, 2 * MiB, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS);
 	if (ret)
 		return lp_err(LP_SKIP, "anon-thp: mmap failed: %s",
@@ -75,7 +75,7 @@ static int anon_thp_setup(struct mem *m, const struct opts *o)
 /* Fault as asked while writable, then make the mapping PROT_READ. */
 static int readonly_populate(struct mem *m, enum prefault pf)
 {
-	mem_populate(m, pf);
+	lp_mem_populate(m, pf);
 	if (mprotect(m->addr, m->len, PROT_READ))
 		return lp_err(LP_SKIP, "readonly: mprotect: %s",
 			      strerror(errno));
@@ -89,9 +89,9 @@ static int mixed_setup(struct mem *m, const struct opts *o)
 	char *p;
 	int ret;
 
-	if (mem_half("mixed", o->size, &half))
+	if (lp_mem_half("mixed", o->size, &half))
 		return LP_EUSAGE;
-	ret = mem_map_anon(m, o->size, 0, PROT_NONE,
+	ret = lp_mem_map_anon(m, o->size, 0, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS);
 	if (ret)
 		return lp_err(LP_SKIP, "mixed: mmap: %s", strerror(-ret));
@@ -107,7 +107,7 @@ static int mixed_setup(struct mem *m, const struct opts *o)
 		 MAP_SHARED | MAP_FIXED, m->fd, 0) == MAP_FAILED)
 		return lp_err(LP_SKIP, "mixed: mmap memfd: %s",
 			      strerror(errno));
-	mem_describe_fd(m, m->fd);
+	lp_mem_describe_fd(m, m->fd);
 	return LP_OK;
 }
 
@@ -117,9 +117,9 @@ static int hole_setup(struct mem *m, const struct opts *o)
 	size_t half;
 	int ret;
 
-	if (mem_half("anon+hole", o->size, &half))
+	if (lp_mem_half("anon+hole", o->size, &half))
 		return LP_EUSAGE;
-	ret = mem_map_anon(m, o->size, 0, PROT_READ | PROT_WRITE,
+	ret = lp_mem_map_anon(m, o->size, 0, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS);
 	if (ret)
 		return lp_err(LP_SKIP, "anon+hole: mmap: %s", strerror(-ret));
@@ -134,7 +134,7 @@ static int hole_populate(struct mem *m, enum prefault pf)
 	struct mem half = *m;
 
 	half.len = m->len / 2 & ~(size_t)4095;
-	return mem_populate(&half, pf);
+	return lp_mem_populate(&half, pf);
 }
 
 static const struct mem_ops mem_anon_ops = {

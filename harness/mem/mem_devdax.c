@@ -89,7 +89,7 @@ static int devdax_setup(struct mem *m, const struct opts *o)
 
 	if (ret != LP_OK)
 		return ret;
-	ret = mem_map_fd(m, m->fd, o->size, MAP_SHARED);
+	ret = lp_mem_map_fd(m, m->fd, o->size, MAP_SHARED);
 	if (ret)
 		return lp_err(LP_SKIP, "devdax: mmap of %s: %s", o->dev,
 			      strerror(-ret));
@@ -113,7 +113,7 @@ static int anon_devdax_setup(struct mem *m, const struct opts *o)
 		return lp_err(LP_EUSAGE,
 			      "anon+devdax: --size %zu is not a multiple of 4M (two halves aligned to the device's 2M): use %zuM",
 			      o->size, (o->size / (4 * MiB) + 1) * 4);
-	ret = mem_map_anon(m, o->size, 2 * MiB, PROT_READ | PROT_WRITE,
+	ret = lp_mem_map_anon(m, o->size, 2 * MiB, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS);
 	if (ret)
 		return lp_err(LP_SKIP, "anon+devdax: mmap: %s", strerror(-ret));

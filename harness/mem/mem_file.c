@@ -19,7 +19,7 @@
  * of the types that map it. hugetlbfs and ramfs are neither tmpfs nor
  * page cache that is written back: no type.
  */
-enum mem_place mem_file_place(const char *fs, int dax)
+enum mem_place lp_mem_file_place(const char *fs, int dax)
 {
 	if (dax == 1)
 		return PLACE_DAX;
@@ -33,7 +33,7 @@ enum mem_place mem_file_place(const char *fs, int dax)
 static int file_kind_check(const struct mem *m, const char *dir,
 			   enum mem_place kind, const char *name)
 {
-	if (mem_file_place(m->fs_type, m->dax) == kind)
+	if (lp_mem_file_place(m->fs_type, m->dax) == kind)
 		return LP_OK;
 	switch (kind) {
 	case PLACE_TMPFS:
@@ -63,14 +63,14 @@ static int file_setup(struct mem *m, const struct opts *o)
 {
 	const char *dir = o->dir ? o->dir : "/dev/shm";
 	const char *name = m->ops->name;
-	int ret = mem_tmpfile(m, dir, o->size);
+	int ret = lp_mem_tmpfile(m, dir, o->size);
 
 	if (ret != LP_OK)
 		return ret;
 	ret = file_kind_check(m, dir, m->ops->place, name);
 	if (ret != LP_OK)
 		return ret;
-	ret = mem_map_fd(m, m->fd, o->size, m->ops->arg);
+	ret = lp_mem_map_fd(m, m->fd, o->size, m->ops->arg);
 	if (ret)
 		return lp_err(LP_SKIP, "%s: mmap of a %s file: %s", name,
 			      m->fs_type, strerror(-ret));
@@ -168,14 +168,14 @@ static int file_pair_setup(struct mem *m, const struct opts *o)
 	char *p;
 	int ret;
 
-	if (mem_half(name, o->size, &half))
+	if (lp_mem_half(name, o->size, &half))
 		return LP_EUSAGE;
-	ret = mem_tmpfile(m, o->dir, o->size);
+	ret = lp_mem_tmpfile(m, o->dir, o->size);
 	if (ret == LP_OK)
 		ret = file_kind_check(m, o->dir, PLACE_PAGECACHE, "file-shared");
 	if (ret != LP_OK)
 		return ret;
-	ret = mem_map_anon(m, o->size, 0, PROT_NONE,
+	ret = lp_mem_map_anon(m, o->size, 0, PROT_NONE,
 			   MAP_PRIVATE | MAP_ANONYMOUS);
 	if (ret)
 		return lp_err(LP_SKIP, "%s: mmap: %s", name, strerror(-ret));

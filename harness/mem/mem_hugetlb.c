@@ -9,7 +9,7 @@
 
 static int hugetlb_setup(struct mem *m, const struct opts *o)
 {
-	int ret = mem_map_anon(m, o->size, 0, PROT_READ | PROT_WRITE,
+	int ret = lp_mem_map_anon(m, o->size, 0, PROT_READ | PROT_WRITE,
 			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB);
 	if (ret)
 		return lp_err(LP_SKIP, "hugetlb: mmap(MAP_HUGETLB) of %zu bytes: %s",

@@ -19,11 +19,11 @@ static int memfd_setup(struct mem *m, const struct opts *o)
 	if (m->fd < 0)
 		return lp_err(LP_SKIP, "%s: memfd_create: %s", what,
 			      strerror(errno));
-	mem_describe_fd(m, m->fd);
+	lp_mem_describe_fd(m, m->fd);
 	if (ftruncate(m->fd, len))
 		return lp_err(LP_SKIP, "%s: ftruncate to %zu: %s", what, len,
 			      strerror(errno));
-	ret = mem_map_fd(m, m->fd, len, MAP_SHARED);
+	ret = lp_mem_map_fd(m, m->fd, len, MAP_SHARED);
 	if (ret)
 		return lp_err(LP_SKIP, "%s: mmap: %s", what, strerror(-ret));
 	return LP_OK;

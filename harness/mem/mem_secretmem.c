@@ -35,11 +35,11 @@ static int secretmem_setup(struct mem *m, const struct opts *o)
 	if (m->fd < 0)
 		return lp_err(LP_SKIP, "secretmem: memfd_secret: %s",
 			      strerror(errno));
-	mem_describe_fd(m, m->fd);
+	lp_mem_describe_fd(m, m->fd);
 	if (ftruncate(m->fd, o->size))
 		return lp_err(LP_SKIP, "secretmem: ftruncate to %zu: %s",
 			      o->size, strerror(errno));
-	ret = mem_map_fd(m, m->fd, o->size, MAP_SHARED);
+	ret = lp_mem_map_fd(m, m->fd, o->size, MAP_SHARED);
 	if (ret == -EAGAIN)
 		return lp_err(LP_SKIP,
 			      "secretmem: mmap: EAGAIN: its pages count against RLIMIT_MEMLOCK: run `ulimit -l %zu` (or unlimited) first",

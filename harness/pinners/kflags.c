@@ -263,7 +263,7 @@ static char *slurp(const char *path, size_t max, size_t *len)
 int lp_kernel_foll_flag(const char *name, unsigned int *val, char *src, size_t n)
 {
 	static const char *const hdrs[] = { "mm_types.h", "mm.h" };
-	const char *rel = kernel_release();
+	const char *rel = lp_kernel_release();
 	unsigned long long v;
 	char path[PATH_MAX];
 	long long bv;

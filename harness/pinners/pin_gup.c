@@ -99,14 +99,14 @@ static int gup_fast_open(struct pinner *p)
 	gup_close(p);
 	return lp_err(LP_SKIP,
 		      "--pinner gup-fast: kernel %s does not say FOLL_LONGTERM's value: %s: use --pinner gup, or give the kernel BTF or its headers",
-		      kernel_release(), why);
+		      lp_kernel_release(), why);
 }
 
 /* One PIN_* ioctl over @m, @per_call pages a call; 0 or -errno. */
 static int gup_ioctl(const struct pinner *p, struct mem *m,
 		     unsigned int per_call, struct gup_test *g)
 {
-	bool fast = p->ops == &pin_gup_fast_ops;
+	bool fast = p->ops == &lp_pin_gup_fast_ops;
 
 	*g = (struct gup_test){
 		.addr = (uintptr_t)m->addr,
@@ -142,7 +142,7 @@ static void zero_announce(const struct pinner *p, const struct mem *m)
 
 	if (p->write)
 		return;
-	n = zero_page_ptes(m->addr, m->len, &z);
+	n = lp_zero_page_ptes(m->addr, m->len, &z);
 	if (n <= 0)
 		return;
 	len = snprintf(msg, sizeof(msg),
@@ -197,14 +197,14 @@ out:
 }
 
 /* gup_test unpins within its ioctl: no unpin(), nothing held to test */
-const struct pinner_ops pin_gup_fast_ops = {
+const struct pinner_ops lp_pin_gup_fast_ops = {
 	.open = gup_fast_open,
 	.pin = gup_pin,
 	.close = gup_close,
 	.readonly = true,
 };
 
-const struct pinner_ops pin_gup_ops = {
+const struct pinner_ops lp_pin_gup_ops = {
 	.open = gup_open,
 	.pin = gup_pin,
 	.close = gup_close,

@@ -140,10 +140,10 @@ static int memlock_check(const struct opts *o, size_t copies)
 	char fit[48];
 	long pinned;
 
-	if (have_cap_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	if (lp_have_cap_ipc_lock() || getrlimit(RLIMIT_MEMLOCK, &rl) ||
 	    rl.rlim_cur == RLIM_INFINITY)
 		return LP_OK;
-	pinned = vmpin_kb();
+	pinned = lp_vmpin_kb();
 	ring_kb = ring_charge_kb(o);
 	other_kb = ring_kb + (pinned > 0 ? pinned : 0);
 	need_kb = o->size / KiB * copies + other_kb;
@@ -237,10 +237,10 @@ static void uring_close(struct pinner *p)
 static int uring_pin(struct pinner *p, struct mem *m, struct pin_answer *a)
 {
 	struct iovec iov = { .iov_base = m->addr, .iov_len = m->len };
-	uint64_t t0 = now_ns();
+	uint64_t t0 = lp_now_ns();
 
 	a->result = io_uring_register_buffers(p->priv, &iov, 1);
-	a->pin_ns = (now_ns() - t0) / (m->len / 4096.0);
+	a->pin_ns = (lp_now_ns() - t0) / (m->len / 4096.0);
 	a->held = !a->result;
 	a->pinned = a->held ? (long)(m->len / 4096) : 0;
 	return LP_OK;
@@ -248,24 +248,24 @@ static int uring_pin(struct pinner *p, struct mem *m, struct pin_answer *a)
 
 static int uring_unpin(struct pinner *p, struct mem *m, struct pin_answer *a)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = lp_now_ns();
 	int ret = io_uring_unregister_buffers(p->priv);
 
-	a->unpin_ns = (now_ns() - t0) / (m->len / 4096.0);
+	a->unpin_ns = (lp_now_ns() - t0) / (m->len / 4096.0);
 	a->held = false;
 	return ret;
 }
 
 static int uring_io(struct pinner *p, struct mem *m, struct io_result *r)
 {
-	return io_run(p->priv, m, p->o, r);
+	return lp_io_run(p->priv, m, p->o, r);
 }
 
 static int uring_cycles(struct pinner *p, struct mem *m, unsigned int n,
 			bool probe, bool untouch, int answer,
 			struct cycles_result *cr)
 {
-	return cycles_run(p->priv, m, n, probe, untouch, answer, cr);
+	return lp_cycles_run(p->priv, m, n, probe, untouch, answer, cr);
 }
 
 /*
@@ -291,7 +291,7 @@ static int uring_dev_write(struct pinner *p, struct mem *m, const void *pat,
 				 len, off, ret);
 		else
 			snprintf(note, n, "READ_FIXED of %zu bytes at buffer offset %zu: %s",
-				 len, off, errno_name(ret));
+				 len, off, lp_errno_name(ret));
 		return -EIO;
 	}
 	return 0;
@@ -356,7 +356,7 @@ static int uring_table_unpin(struct pinner *p)
 	return io_uring_unregister_buffers(p->priv);
 }
 
-const struct pinner_ops pin_io_uring_ops = {
+const struct pinner_ops lp_pin_io_uring_ops = {
 	.check = uring_check,
 	.open = uring_open,
 	.pin = uring_pin,

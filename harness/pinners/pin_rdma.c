@@ -200,9 +200,9 @@ static int rdma_pin(struct pinner *p, struct mem *m, struct pin_answer *a)
 	uint64_t t0;
 
 	errno = 0;
-	t0 = now_ns();
+	t0 = lp_now_ns();
 	r->mr = ibv_reg_mr(r->pd, m->addr, m->len, access);
-	a->pin_ns = (now_ns() - t0) / pages;
+	a->pin_ns = (lp_now_ns() - t0) / pages;
 	if (!r->mr) {
 		a->result = errno ? -errno : -EINVAL;
 		a->pinned = 0;
@@ -223,9 +223,9 @@ static int rdma_unpin(struct pinner *p, struct mem *m, struct pin_answer *a)
 
 	if (!r->mr)
 		return 0;
-	t0 = now_ns();
+	t0 = lp_now_ns();
 	ret = ibv_dereg_mr(r->mr);
-	a->unpin_ns = (now_ns() - t0) / (m->len / 4096.0);
+	a->unpin_ns = (lp_now_ns() - t0) / (m->len / 4096.0);
 	if (ret) {
 		/* the MR and its pin stay: close() tries once more */
 		snprintf(a->note, sizeof(a->note), "ibv_dereg_mr: %s",
@@ -361,7 +361,7 @@ static int loop_write(struct loop *l, struct ibv_mr *src_mr, struct ibv_mr *mr,
 	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
 				  .opcode = IBV_WR_RDMA_WRITE,
 				  .send_flags = IBV_SEND_SIGNALED }, *bad;
-	uint64_t end = now_ns() + LOOP_WAIT_NS;
+	uint64_t end = lp_now_ns() + LOOP_WAIT_NS;
 	struct ibv_wc wc;
 	int got, ret;
 
@@ -372,7 +372,7 @@ static int loop_write(struct loop *l, struct ibv_mr *src_mr, struct ibv_mr *mr,
 		snprintf(note, n, "ibv_post_send RDMA WRITE: %s", strerror(ret));
 		return -EIO;
 	}
-	while (!(got = ibv_poll_cq(l->cq, 1, &wc)) && now_ns() < end)
+	while (!(got = ibv_poll_cq(l->cq, 1, &wc)) && lp_now_ns() < end)
 		usleep(100);
 	if (got <= 0) {
 		snprintf(note, n, "RDMA WRITE: %s", got ? "ibv_poll_cq failed" :
@@ -478,7 +478,7 @@ static void rdma_close(struct pinner *p)
 
 #endif /* LONGPIN_HAVE_IBVERBS */
 
-const struct pinner_ops pin_rdma_ops = {
+const struct pinner_ops lp_pin_rdma_ops = {
 	.open = rdma_open,
 	.pin = rdma_pin,
 	.unpin = rdma_unpin,

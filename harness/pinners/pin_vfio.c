@@ -200,10 +200,10 @@ static int vfio_memlock(const struct opts *o)
 	struct rlimit rl;
 	long locked;
 
-	if (o->no_memlock_check || have_cap_ipc_lock() ||
+	if (o->no_memlock_check || lp_have_cap_ipc_lock() ||
 	    getrlimit(RLIMIT_MEMLOCK, &rl) || rl.rlim_cur == RLIM_INFINITY)
 		return LP_OK;
-	locked = vmlck_kb();
+	locked = lp_vmlck_kb();
 	if (rl.rlim_cur / KiB >= o->size / KiB + (locked > 0 ? locked : 0))
 		return LP_OK;
 	return lp_err(LP_EUSAGE,
@@ -319,11 +319,11 @@ static int vfio_pin(struct pinner *p, struct mem *m, struct pin_answer *a)
 	int ret;
 
 	v->iova = map.iova = vfio_iova(v, m->len);
-	v->vmlck[0] = vmlck_kb();
-	t0 = now_ns();
+	v->vmlck[0] = lp_vmlck_kb();
+	t0 = lp_now_ns();
 	ret = ioctl(v->container, VFIO_IOMMU_MAP_DMA, &map);
-	a->pin_ns = (now_ns() - t0) / (m->len / 4096.0);
-	v->vmlck[1] = vmlck_kb();
+	a->pin_ns = (lp_now_ns() - t0) / (m->len / 4096.0);
+	v->vmlck[1] = lp_vmlck_kb();
 	if (ret) {
 		a->result = -errno;
 		a->pinned = 0;
@@ -349,9 +349,9 @@ static int vfio_unpin(struct pinner *p, struct mem *m, struct pin_answer *a)
 
 	if (!v->mapped)
 		return 0;
-	t0 = now_ns();
+	t0 = lp_now_ns();
 	ret = ioctl(v->container, VFIO_IOMMU_UNMAP_DMA, &um);
-	a->unpin_ns = (now_ns() - t0) / (m->len / 4096.0);
+	a->unpin_ns = (lp_now_ns() - t0) / (m->len / 4096.0);
 	if (ret) {
 		/* the mapping and its pin stay: close() tries once more */
 		ret = -errno;
@@ -369,12 +369,12 @@ static int vfio_unpin(struct pinner *p, struct mem *m, struct pin_answer *a)
 	v->mapped = false;
 	a->held = false;
 	snprintf(a->note, sizeof(a->note), "VmLck %ld -> %ld -> %ld kB at IOVA %#llx",
-		 v->vmlck[0], v->vmlck[1], vmlck_kb(),
+		 v->vmlck[0], v->vmlck[1], lp_vmlck_kb(),
 		 (unsigned long long)v->iova);
 	return 0;
 }
 
-const struct pinner_ops pin_vfio_ops = {
+const struct pinner_ops lp_pin_vfio_ops = {
 	.open = vfio_open,
 	.pin = vfio_pin,
 	.unpin = vfio_unpin,

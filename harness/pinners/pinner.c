@@ -27,26 +27,26 @@ static const struct pinner_info pinners[] = {
 };
 
 /* The @i-th pinner of pinners.def, or NULL past the last. */
-const struct pinner_info *pinner_nth(size_t i)
+const struct pinner_info *lp_pinner_nth(size_t i)
 {
 	return i < ARRAY_SIZE(pinners) ? &pinners[i] : NULL;
 }
 
-const struct pinner_info *pinner_find(const char *name)
+const struct pinner_info *lp_pinner_find(const char *name)
 {
 	return TABLE_FIND(pinners, name, name);
 }
 
-void pinners_help(FILE *f, bool man)
+void lp_pinners_help(FILE *f, bool man)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(pinners); i++)
-		item_help(f, man, pinners[i].name, pinners[i].help);
+		lp_item_help(f, man, pinners[i].name, pinners[i].help);
 }
 
 /* "gup-fast", or "gup-fast/ro": the contract's name of a pin */
-const char *pinner_key(char *buf, size_t n, const struct opts *o)
+const char *lp_pinner_key(char *buf, size_t n, const struct opts *o)
 {
 	snprintf(buf, n, "%s%s", o->pinner, o->readonly_pin ? "/ro" : "");
 	return buf;
@@ -62,23 +62,23 @@ static const char *readonly_pinners(char *buf, size_t len)
 	buf[0] = '\0';
 	for (i = 0; i < ARRAY_SIZE(pinners); i++)
 		if (pinners[i].ops->readonly)
-			list_add(buf, len, k++, n, pinners[i].name);
+			lp_list_add(buf, len, k++, n, pinners[i].name);
 	return buf;
 }
 
-int pinner_check(const struct opts *o)
+int lp_pinner_check(const struct opts *o)
 {
 	char list[160] = "";
 	size_t i;
 
-	if (!pinner_find(o->pinner)) {
+	if (!lp_pinner_find(o->pinner)) {
 		for (i = 0; i < ARRAY_SIZE(pinners); i++)
-			list_add(list, sizeof(list), i, ARRAY_SIZE(pinners),
+			lp_list_add(list, sizeof(list), i, ARRAY_SIZE(pinners),
 				 pinners[i].name);
 		return lp_err(LP_EUSAGE, "--pinner %s: give %s (longpin pinners)",
 			      o->pinner, list);
 	}
-	if (!o->readonly_pin || pinner_find(o->pinner)->ops->readonly)
+	if (!o->readonly_pin || lp_pinner_find(o->pinner)->ops->readonly)
 		return LP_OK;
 	return lp_err(LP_EUSAGE,
 		      "--readonly-pin belongs to --pinner %s (%s pins for writing): give --pinner too",
@@ -86,9 +86,9 @@ int pinner_check(const struct opts *o)
 }
 
 /* p->entries and p->nowarn are the caller's, the rest the options' */
-int pinner_open(struct pinner *p, const struct opts *o)
+int lp_pinner_open(struct pinner *p, const struct opts *o)
 {
-	const struct pinner_info *info = pinner_find(o->pinner);
+	const struct pinner_info *info = lp_pinner_find(o->pinner);
 
 	*p = (struct pinner){ .info = info, .ops = info->ops, .o = o,
 			      .write = !o->readonly_pin, .fd = -1,
@@ -96,7 +96,7 @@ int pinner_open(struct pinner *p, const struct opts *o)
 	return p->ops->open(p);
 }
 
-void pinner_close(struct pinner *p)
+void lp_pinner_close(struct pinner *p)
 {
 	if (p->ops)
 		p->ops->close(p);
@@ -116,7 +116,7 @@ static int cmp_dbl(const void *a, const void *b)
  * that answered otherwise or kept its pin. A pinner's own cycles()
  * (io_uring's, with the mmap prober) takes its place.
  */
-int pinner_cycles(struct pinner *p, struct mem *m, unsigned int n,
+int lp_pinner_cycles(struct pinner *p, struct mem *m, unsigned int n,
 		  bool probe, bool untouch, int answer,
 		  struct cycles_result *cr)
 {
@@ -155,7 +155,7 @@ int pinner_cycles(struct pinner *p, struct mem *m, unsigned int n,
  * pinner pins @m too and holds it past the leak check. Returns true when
  * it holds a pin.
  */
-bool pinner_leak_begin(struct pinner *leak, const struct pinner *p,
+bool lp_pinner_leak_begin(struct pinner *leak, const struct pinner *p,
 		       struct mem *m)
 {
 	struct pin_answer a = { .pinned = -1 };
@@ -168,11 +168,11 @@ bool pinner_leak_begin(struct pinner *leak, const struct pinner *p,
 	}
 	leak->ops->pin(leak, m, &a);
 	if (!a.held)
-		pinner_close(leak);
+		lp_pinner_close(leak);
 	return a.held;
 }
 
-void pinner_leak_end(struct pinner *leak)
+void lp_pinner_leak_end(struct pinner *leak)
 {
-	pinner_close(leak);
+	lp_pinner_close(leak);
 }

@@ -69,7 +69,7 @@ struct pinner_ops {
 	int (*io)(struct pinner *p, struct mem *m, struct io_result *r);
 	/*
 	 * optional: @n more pin/unpin cycles, each expected to answer
-	 * @answer (--cycles; lifetime cycles); default pinner_cycles()
+	 * @answer (--cycles; lifetime cycles); default lp_pinner_cycles()
 	 */
 	int (*cycles)(struct pinner *p, struct mem *m, unsigned int n,
 		      bool probe, bool untouch, int answer,
@@ -130,22 +130,22 @@ struct pinner_info {
 #undef LP_PINNER
 
 /* pinner.c: the pinners of pinners.def */
-const struct pinner_info *pinner_nth(size_t i);
-const struct pinner_info *pinner_find(const char *name);
-void pinners_help(FILE *f, bool man);
+const struct pinner_info *lp_pinner_nth(size_t i);
+const struct pinner_info *lp_pinner_find(const char *name);
+void lp_pinners_help(FILE *f, bool man);
 /* "io_uring", "gup-fast/ro": the contract's name of --pinner's pin */
-const char *pinner_key(char *buf, size_t n, const struct opts *o);
+const char *lp_pinner_key(char *buf, size_t n, const struct opts *o);
 /* --pinner NAME is a pinner, and --readonly-pin one it has: LP_OK or 2 */
-int pinner_check(const struct opts *o);
+int lp_pinner_check(const struct opts *o);
 /* --pinner NAME for options @o, opened: LP_OK or an exit status */
-int pinner_open(struct pinner *p, const struct opts *o);
-void pinner_close(struct pinner *p);
-int pinner_cycles(struct pinner *p, struct mem *m, unsigned int n,
+int lp_pinner_open(struct pinner *p, const struct opts *o);
+void lp_pinner_close(struct pinner *p);
+int lp_pinner_cycles(struct pinner *p, struct mem *m, unsigned int n,
 		  bool probe, bool untouch, int answer,
 		  struct cycles_result *cr);
-/* a second pin of @m, held by @leak until pinner_leak_end() (self-tests) */
-bool pinner_leak_begin(struct pinner *leak, const struct pinner *p,
+/* a second pin of @m, held by @leak until lp_pinner_leak_end() (self-tests) */
+bool lp_pinner_leak_begin(struct pinner *leak, const struct pinner *p,
 		       struct mem *m);
-void pinner_leak_end(struct pinner *leak);
+void lp_pinner_leak_end(struct pinner *leak);
 
 #endif

@@ -14,20 +14,20 @@
 struct io_uring;
 
 /* uring_io.c: a data check, then READ_FIXED against plain READ */
-int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
+int lp_io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
 	   struct io_result *r);
 
 /* uring_cycles.c: --cycles N [--mmap-probe] */
-int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
+int lp_cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	       bool probe, bool untouch, int first, struct cycles_result *cr);
 /* one call of --mmap-probe's prober */
 struct probe_call {
-	uint64_t start;			/* now_ns() */
+	uint64_t start;			/* lp_now_ns() */
 	uint32_t ns;			/* duration (capped) */
 };
-size_t probe_in_windows(const struct probe_call *call, size_t ncall,
+size_t lp_probe_in_windows(const struct probe_call *call, size_t ncall,
 			const uint64_t *win, unsigned int n, uint32_t *ns);
-void probe_window_max(const struct probe_call *call, size_t ncall,
+void lp_probe_window_max(const struct probe_call *call, size_t ncall,
 		      const uint64_t *win, unsigned int n, uint32_t *wmax);
 
 #endif

@@ -50,7 +50,7 @@ static void *probe_loop(void *arg)
 	void *a;
 
 	while (!atomic_load_explicit(&p->stop, memory_order_relaxed)) {
-		t0 = now_ns();
+		t0 = lp_now_ns();
 		atomic_store_explicit(&p->started, true, memory_order_release);
 		a = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -64,7 +64,7 @@ static void *probe_loop(void *arg)
 			p->err = errno;
 			break;
 		}
-		dt = now_ns() - t0;
+		dt = lp_now_ns() - t0;
 		if (p->n == p->cap)
 			break;
 		p->call[p->n].start = t0;
@@ -161,7 +161,7 @@ static int probe_start(struct probe_thread *p)
  * for it would otherwise count as the registration's). Into @ns, one
  * value per overlapping call; returns how many.
  */
-size_t probe_in_windows(const struct probe_call *call, size_t ncall,
+size_t lp_probe_in_windows(const struct probe_call *call, size_t ncall,
 			const uint64_t *win, unsigned int n, uint32_t *ns)
 {
 	unsigned int w = 0, v;
@@ -190,7 +190,7 @@ size_t probe_in_windows(const struct probe_call *call, size_t ncall,
  * inside window i, into @wmax[i] (0: no call overlapped it). A call that
  * spans several windows counts in each for its part there.
  */
-void probe_window_max(const struct probe_call *call, size_t ncall,
+void lp_probe_window_max(const struct probe_call *call, size_t ncall,
 		      const uint64_t *win, unsigned int n, uint32_t *wmax)
 {
 	unsigned int w = 0, v;
@@ -262,7 +262,7 @@ static void probe_finish(struct probe_thread *p, const uint64_t *win,
 	if (p->n)
 		ns = malloc(p->n * sizeof(*ns));
 	if (ns)
-		k = probe_in_windows(p->call, p->n, win, n, ns);
+		k = lp_probe_in_windows(p->call, p->n, win, n, ns);
 	cr->probed = k > 0;
 	cr->probe_calls = k;
 	if (k) {
@@ -271,7 +271,7 @@ static void probe_finish(struct probe_thread *p, const uint64_t *win,
 		cr->probe_max_us = ns[k - 1] / 1e3;
 	}
 	if (k && wmax) {
-		probe_window_max(p->call, p->n, win, n, wmax);
+		lp_probe_window_max(p->call, p->n, win, n, wmax);
 		for (i = 0; i < n; i++)
 			if (wmax[i])
 				wmax[m++] = wmax[i];
@@ -333,7 +333,7 @@ static void numa_maps_note(const struct mem *m)
  * n more register/unregister cycles of m's buffer. The answer must stay
  * @first each time; the first cycle that differs is recorded.
  */
-int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
+int lp_cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	       bool probe, bool untouch, int first, struct cycles_result *cr)
 {
 	struct iovec iov = { .iov_base = m->addr, .iov_len = m->len };
@@ -354,14 +354,14 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 	numa_maps_note(m);
 	if (probe && (ret = probe_start(&p)))
 		goto out;
-	progress_begin(&pr, m->ops->name, "register/unregister cycles", n);
+	lp_progress_begin(&pr, m->ops->name, "register/unregister cycles", n);
 	for (i = 0; i < n; i++) {
-		progress_step(&pr, i);
+		lp_progress_step(&pr, i);
 		if (untouch)
 			madvise(m->addr, m->len, MADV_DONTNEED);
-		win[2 * i] = now_ns();
+		win[2 * i] = lp_now_ns();
 		ret = io_uring_register_buffers(ring, &iov, 1);
-		win[2 * i + 1] = now_ns();
+		win[2 * i + 1] = lp_now_ns();
 		reg[i] = (win[2 * i + 1] - win[2 * i]) / pages;
 		if (!ret)
 			io_uring_unregister_buffers(ring);
@@ -370,7 +370,7 @@ int cycles_run(struct io_uring *ring, struct mem *m, unsigned int n,
 			cr->failed_result = ret;
 		}
 	}
-	progress_end(&pr);
+	lp_progress_end(&pr);
 	if (probe)
 		probe_finish(&p, win, n, cr);
 	cr->n = n;

@@ -62,7 +62,7 @@ static void batch_prep(struct io_uring_sqe *sqe, struct batch *b, uint64_t i)
 static int batch_run(struct io_uring *ring, struct batch *b)
 {
 	struct io_uring_cqe *cqe;
-	uint64_t sub = 0, t0 = now_ns(), n = b->n;
+	uint64_t sub = 0, t0 = lp_now_ns(), n = b->n;
 	unsigned int inflight = 0;
 	int err = 0, ret;
 
@@ -86,10 +86,10 @@ static int batch_run(struct io_uring *ring, struct batch *b)
 			inflight--;
 			b->done++;
 		}
-		if (err || (b->deadline_ns && now_ns() >= b->deadline_ns))
+		if (err || (b->deadline_ns && lp_now_ns() >= b->deadline_ns))
 			n = sub;	/* stop submitting, reap what flies */
 	}
-	b->ns = now_ns() - t0;
+	b->ns = lp_now_ns() - t0;
 	return err;
 }
 
@@ -217,7 +217,7 @@ static int target_open(struct target *t, const struct mem *m,
 		t->was = t->fd >= 0 && !t->created && !fstat(t->fd, &st) ?
 			 st.st_size : -1;
 	} else {
-		long long avail = dir_free(m->target_dir);
+		long long avail = lp_dir_free(m->target_dir);
 
 		/* the buffer's own file may share this file system */
 		if (avail >= 0 && avail < (long long)t->size)
@@ -233,7 +233,7 @@ static int target_open(struct target *t, const struct mem *m,
 			unlink(t->path);
 		t->own = true;
 		if (t->fd >= 0 && o->inject && !strcmp(o->inject, "fill"))
-			t->fill_fd = mem_fill_dir(m->target_dir);
+			t->fill_fd = lp_mem_fill_dir(m->target_dir);
 	}
 	if (t->fd < 0)
 		return lp_err(LP_EUSAGE, "target %s: %s: give a writable --target",
@@ -282,7 +282,7 @@ static const char *data_check(struct io_uring *ring, struct mem *m,
 	if (t->nullblk)
 		return "skipped";	/* null_blk drops what is written */
 	dst = (char *)m->addr + m->len - len;
-	pattern_fill(src, len, now_ns());
+	lp_pattern_fill(src, len, lp_now_ns());
 	memset(dst, 0xa5, len);
 	b.base = src;
 	b.bs = chunk;
@@ -307,7 +307,7 @@ static double timed_pass(struct io_uring *ring, struct batch *b,
 	int ret;
 
 	b->n = o->runtime > 0 ? UINT64_MAX : o->ios;
-	b->deadline_ns = o->runtime > 0 ? now_ns() + o->runtime * 1e9 : 0;
+	b->deadline_ns = o->runtime > 0 ? lp_now_ns() + o->runtime * 1e9 : 0;
 	ret = batch_run(ring, b);
 	if (ret)
 		return ret;
@@ -328,33 +328,33 @@ static int throughput(struct io_uring *ring, struct mem *m, struct target *t,
 		return 0;
 	b.qd = o->qd < b.slots ? o->qd : b.slots;
 	b.span = t->size - t->size % o->bs;
-	progress_begin(&pr, m->ops->name, "fixed and plain reads", 2 * n);
+	lp_progress_begin(&pr, m->ops->name, "fixed and plain reads", 2 * n);
 	for (i = 0; i < n; i++) {
 		b.op = IORING_OP_READ_FIXED;
 		fx[i] = timed_pass(ring, &b, o, &fi[i]);
-		progress_step(&pr, 2 * i + 1);
+		lp_progress_step(&pr, 2 * i + 1);
 		b.op = IORING_OP_READ;
 		pl[i] = timed_pass(ring, &b, o, &pi[i]);
-		progress_step(&pr, 2 * i + 2);
+		lp_progress_step(&pr, 2 * i + 2);
 		if (fx[i] < 0 || pl[i] < 0) {
-			progress_end(&pr);
+			lp_progress_end(&pr);
 			return fx[i] < 0 ? fx[i] : pl[i];
 		}
 		ra[i] = pl[i] > 0 ? fx[i] / pl[i] : 0;
 	}
-	progress_end(&pr);
+	lp_progress_end(&pr);
 	r->qd = b.qd;
 	r->ios = b.done;
-	r->fixed_mibs = stat3_of(fx, n);
-	r->plain_mibs = stat3_of(pl, n);
-	r->ratio = stat3_of(ra, n);
-	r->fixed_iops = stat3_of(fi, n).med;
-	r->plain_iops = stat3_of(pi, n).med;
+	r->fixed_mibs = lp_stat3_of(fx, n);
+	r->plain_mibs = lp_stat3_of(pl, n);
+	r->ratio = lp_stat3_of(ra, n);
+	r->fixed_iops = lp_stat3_of(fi, n).med;
+	r->plain_iops = lp_stat3_of(pi, n).med;
 	r->done = true;
 	return 0;
 }
 
-int io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
+int lp_io_run(struct io_uring *ring, struct mem *m, const struct opts *o,
 	   struct io_result *r)
 {
 	struct target t;

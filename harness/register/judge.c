@@ -16,26 +16,26 @@
  * The buffer's resident pages and dirty kB into slot @i of @r (0: before
  * the pin, 1: after it, with its AnonHugePages too).
  */
-void pages_take(struct row *r, const struct mem *m, int i)
+void lp_pages_take(struct row *r, const struct mem *m, int i)
 {
 	struct smaps_sum sm;
 
-	smaps_range(m->addr, m->len, &sm);
-	r->resident[i] = resident_pages(m->addr, m->len);
+	lp_smaps_range(m->addr, m->len, &sm);
+	r->resident[i] = lp_resident_pages(m->addr, m->len);
 	r->dirty_kb[i] = sm.dirty_kb;
 	if (i)
 		r->thp_kb = sm.anon_huge_kb;
 }
 
-void probe_take(struct probe *p)
+void lp_probe_take(struct probe *p)
 {
-	p->vmpin = vmpin_kb();
-	if (vmstat_pins(&p->acq, &p->rel))
+	p->vmpin = lp_vmpin_kb();
+	if (lp_vmstat_pins(&p->acq, &p->rel))
 		p->acq = p->rel = -1;
-	p->have_kc = kcounters_present() && !kcounters_read(p->kc);
+	p->have_kc = lp_kcounters_present() && !lp_kcounters_read(p->kc);
 }
 
-void fill_counters(struct row *r, const struct probe *p)
+void lp_fill_counters(struct row *r, const struct probe *p)
 {
 	int i;
 
@@ -72,7 +72,7 @@ static bool pages_touched(const struct row *r)
 }
 
 /* Append "; MESSAGE" to @note; returns true: a failure was noted. */
-bool add_note(char *note, size_t n, const char *fmt, ...)
+bool lp_add_note(char *note, size_t n, const char *fmt, ...)
 {
 	size_t len = strlen(note);
 	va_list ap;
@@ -94,25 +94,25 @@ bool add_note(char *note, size_t n, const char *fmt, ...)
  * fails the row itself, not only the exit status, so that
  * longpin-compare counts it. Returns true when one of them failed.
  */
-bool row_checks(const struct row *r, char *note, size_t n)
+bool lp_row_checks(const struct row *r, char *note, size_t n)
 {
 	bool failed = false;
 
 	if (r->have_expected && r->result == r->expected && r->nofault &&
 	    pages_touched(r))
-		failed = add_note(note, n,
+		failed = lp_add_note(note, n,
 				  "the attempt faulted pages: resident %ld -> %ld, dirty %ld -> %ld kB",
 				  r->resident[0], r->resident[1],
 				  r->dirty_kb[0], r->dirty_kb[1]);
 	if (r->vmpin[0] >= 0 && r->vmpin[2] != r->vmpin[0])
-		failed = add_note(note, n, "pin leak: VmPin %ld kB -> %ld kB",
+		failed = lp_add_note(note, n, "pin leak: VmPin %ld kB -> %ld kB",
 				  r->vmpin[0], r->vmpin[2]);
 	if (r->cyc.failed_at)
-		failed = add_note(note, n, "cycle %u answered %d, not %d",
+		failed = lp_add_note(note, n, "cycle %u answered %d, not %d",
 				  r->cyc.failed_at, r->cyc.failed_result,
 				  r->result);
 	if (!strcmp(r->io.check, "mismatch") || !strcmp(r->io.check, "error"))
-		failed = add_note(note, n, "data check: %s", r->io.check);
+		failed = lp_add_note(note, n, "data check: %s", r->io.check);
 	return failed;
 }
 
@@ -130,23 +130,23 @@ static bool leak_as_named(const struct lp_pin_row *p, enum row_defect *d,
 
 	if (!leaked) {
 		*d = DEFECT_ABSENT;
-		add_note(note, n, "known defect %s: its pins balance", p->leak);
+		lp_add_note(note, n, "known defect %s: its pins balance", p->leak);
 		return false;
 	}
 	if (p->dev_pages > 0 && leaked == p->dev_pages) {
 		*d = DEFECT_SHOWN;
-		add_note(note, n, "known defect %s: the pins of the %ld device-dax pages leaked, the others' dropped",
+		lp_add_note(note, n, "known defect %s: the pins of the %ld device-dax pages leaked, the others' dropped",
 			 p->leak, p->dev_pages);
 		return false;
 	}
-	return add_note(note, n, "pin leak of %ld pages, not the %ld device-dax pages that known defect %s leaks",
+	return lp_add_note(note, n, "pin leak of %ld pages, not the %ld device-dax pages that known defect %s leaks",
 			leaked, p->dev_pages, p->leak);
 }
 
 /*
  * A pinner row's pins (@p, its pin window's figures: core/pins.c): every
  * pin taken was dropped, where the nr_foll_pin counters count the row's
- * pins (VmPin is checked by row_checks(): gup_test does not charge it,
+ * pins (VmPin is checked by lp_row_checks(): gup_test does not charge it,
  * RDMA does). Fewer acquired than the row pinned fails it. Where other
  * pinners moved the counters, or a row whose contract names a leak
  * cannot count its pins, the row cannot see what it checks: r->unchecked
@@ -158,15 +158,15 @@ bool lp_pin_row_judge(const struct lp_pin_row *p, struct row *r,
 		      enum row_defect *d, char *note, size_t n)
 {
 	if (p->fewer)
-		return add_note(note, n, "%s", p->fewer);
+		return lp_add_note(note, n, "%s", p->fewer);
 	if (p->foreign) {
 		r->unchecked = p->foreign;
-		add_note(note, n, "leak check unchecked: %s", p->foreign);
+		lp_add_note(note, n, "leak check unchecked: %s", p->foreign);
 		return false;
 	}
 	if (p->leak && p->uncounted) {
 		r->unchecked = p->uncounted;
-		add_note(note, n, "known defect %s not seen: pins not counted here: %s",
+		lp_add_note(note, n, "known defect %s not seen: pins not counted here: %s",
 			 p->leak, p->uncounted);
 		return false;
 	}
@@ -174,7 +174,7 @@ bool lp_pin_row_judge(const struct lp_pin_row *p, struct row *r,
 		return leak_as_named(p, d, note, n);
 	if (p->uncounted || p->acq == p->rel)
 		return false;
-	return add_note(note, n, "pin leak: nr_foll_pin acquired %ld, released %ld",
+	return lp_add_note(note, n, "pin leak: nr_foll_pin acquired %ld, released %ld",
 			p->acq, p->rel);
 }
 
@@ -186,7 +186,7 @@ bool lp_pin_row_judge(const struct lp_pin_row *p, struct row *r,
  * SIGBUS means the environment, not the kernel, and is no verdict (exit
  * 77). Where the contract expects that very answer, nothing is written.
  */
-int env_cause(struct mem *m, const struct row *r)
+int lp_env_cause(struct mem *m, const struct row *r)
 {
 	if (m->fd < 0 || (m->ops->flags & MEM_RDONLY))
 		return LP_OK;
@@ -195,5 +195,5 @@ int env_cause(struct mem *m, const struct row *r)
 		return LP_OK;
 	if (r->have_expected && r->result == r->expected)
 		return LP_OK;
-	return mem_touch(m, PF_WRITE);
+	return lp_mem_touch(m, PF_WRITE);
 }

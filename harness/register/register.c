@@ -40,7 +40,7 @@ static long uncounted(const struct pinner *p, const struct mem *m)
 
 	if (p->write)
 		return 0;
-	n = zero_page_ptes(m->addr, m->len, &z);
+	n = lp_zero_page_ptes(m->addr, m->len, &z);
 	return n > 0 ? n : 0;
 }
 
@@ -84,11 +84,11 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 	int ret = LP_OK;
 
 	lp_pins_begin(w, pins_counted(p, o));
-	pages_take(r, m, 0);
-	probe_take(&pr[0]);
+	lp_pages_take(r, m, 0);
+	lp_probe_take(&pr[0]);
 	p->ops->pin(p, m, a);
-	probe_take(&pr[1]);
-	pages_take(r, m, 1);
+	lp_probe_take(&pr[1]);
+	lp_pages_take(r, m, 1);
 	own = !a->result ? pages : a->pinned > 0 ? a->pinned : 0;
 	zero = uncounted(p, m);
 	lp_pins_own(w, lp_pins_counted(own, zero),
@@ -96,28 +96,28 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 	pr[2] = p->ops->io ? pr[1] : pr[0];
 	if (a->held) {
 		if (o->inject && !strcmp(o->inject, "leak"))
-			leaking = pinner_leak_begin(&leak, p, m);
+			leaking = lp_pinner_leak_begin(&leak, p, m);
 		if (leaking)
 			lp_pins_own(w, pages, pages);
 		if (p->ops->io && !o->no_io && !(m->ops->flags & MEM_RDONLY))
 			ret = p->ops->io(p, m, &r->io);
 		if (p->ops->io)
-			probe_take(&pr[2]);
+			lp_probe_take(&pr[2]);
 		a->unpin_result = p->ops->unpin(p, m, a);
 	}
 	/* an untouched buffer is pinned untouched each cycle */
-	if (o->cycles && pinner_cycles(p, m, o->cycles, o->mmap_probe,
+	if (o->cycles && lp_pinner_cycles(p, m, o->cycles, o->mmap_probe,
 				       r->pf == PF_NONE, a->result, &r->cyc))
 		ret = lp_err(LP_EUSAGE, "--cycles: out of memory or threads");
 	if (o->cycles)
 		lp_pins_own(w, !a->result && !r->cyc.failed_at ?
 			    lp_pins_counted(own, zero) * o->cycles : 0,
 			    (a->tried > 0 ? a->tried : pages) * o->cycles);
-	probe_take(&pr[3]);
+	lp_probe_take(&pr[3]);
 	lp_pins_end(w);
 	if (leaking)
-		pinner_leak_end(&leak);
-	fill_counters(r, pr);
+		lp_pinner_leak_end(&leak);
+	lp_fill_counters(r, pr);
 	r->result = a->result;
 	r->reg_ns = a->pin_ns;
 	r->unreg_ns = a->unpin_ns;
@@ -128,16 +128,16 @@ static int pin_measure(struct pinner *p, struct mem *m, const struct opts *o,
 static void probe_note(const struct cycles_result *c, char *note, size_t n)
 {
 	if (c->probe_cpu[1] < 0)
-		add_note(note, n, "prober shared the CPU with the registration (one CPU allowed)");
+		lp_add_note(note, n, "prober shared the CPU with the registration (one CPU allowed)");
 	else
-		add_note(note, n, "prober on CPU %d (registration on CPU %d)",
+		lp_add_note(note, n, "prober on CPU %d (registration on CPU %d)",
 			 c->probe_cpu[1], c->probe_cpu[0]);
 }
 
 /* The CSV's op of --pinner's pin: "register", "pin", "pin-ro"; the prober's */
-const char *row_op(const struct opts *o)
+const char *lp_row_op(const struct opts *o)
 {
-	const struct pinner_ops *ops = pinner_find(o->pinner)->ops;
+	const struct pinner_ops *ops = lp_pinner_find(o->pinner)->ops;
 
 	/* timed beside a prober thread: not a plain registration */
 	if (o->mmap_probe)
@@ -147,13 +147,13 @@ const char *row_op(const struct opts *o)
 	return o->readonly_pin ? "pin-ro" : "pin";
 }
 
-int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
+int lp_row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	    const struct contract *c, enum prefault pf, bool header)
 {
 	struct pin_answer a = { .pinned = -1, .pin_ns = NAN, .unpin_ns = NAN };
-	struct row r = { .kernel = kernel_release(), .contract = contract_name(c),
+	struct row r = { .kernel = lp_kernel_release(), .contract = lp_contract_name(c),
 			 .mem = ops->name, .pf = pf, .size = o->size,
-			 .op = row_op(o), .pinner = p->info->name };
+			 .op = lp_row_op(o), .pinner = p->info->name };
 	char note[512] = "", key[32];
 	enum row_defect d = DEFECT_NONE;
 	struct lp_pins w = { .fd = -1 };
@@ -162,10 +162,10 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	struct mem m;
 	int ret;
 
-	ret = mem_setup(&m, ops, o);
+	ret = lp_mem_setup(&m, ops, o);
 	if (ret != LP_OK)
 		return ret;
-	ret = (ops->populate ? ops->populate : mem_populate)(&m, pf);
+	ret = (ops->populate ? ops->populate : lp_mem_populate)(&m, pf);
 	if (ret)
 		goto out;
 	r.fs_type = m.fs_type;
@@ -173,19 +173,19 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	ret = pin_measure(p, &m, o, &r, &a, &w);
 	if (ret != LP_OK)
 		goto out;
-	r.have_expected = contract_lookup_pinner(c, pinner_key(key, sizeof(key), o),
+	r.have_expected = lp_contract_lookup_pinner(c, lp_pinner_key(key, sizeof(key), o),
 						 r.mem, r.pf, r.size,
 						 &r.expected, &r.nofault);
-	ret = env_cause(&m, &r);
+	ret = lp_env_cause(&m, &r);
 	if (ret != LP_OK)
 		goto out;
-	failed = row_checks(&r, note, sizeof(note));
+	failed = lp_row_checks(&r, note, sizeof(note));
 	if (a.unpin_result)
-		failed = add_note(note, sizeof(note), "%s: the unpin answered %s",
-				  p->ops->pin_call, errno_name(a.unpin_result));
+		failed = lp_add_note(note, sizeof(note), "%s: the unpin answered %s",
+				  p->ops->pin_call, lp_errno_name(a.unpin_result));
 	/* the row's pins, and a leak the contract names: that defect */
 	pins = (struct lp_pin_row){
-		.leak = contract_leak(c, key, r.mem, r.pf, r.size),
+		.leak = lp_contract_leak(c, key, r.mem, r.pf, r.size),
 		.uncounted = pins_uncounted(p, o, &w),
 		.foreign = w.state == LP_PINS_FOREIGN ? w.why : NULL,
 		.fewer = w.state == LP_PINS_SHORT ? w.why : NULL,
@@ -193,15 +193,15 @@ int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 		.unpin_failed = a.unpin_result,
 	};
 	if (pins.leak)
-		pins.dev_pages = devdax_pages(m.addr, m.len);
+		pins.dev_pages = lp_devdax_pages(m.addr, m.len);
 	failed |= lp_pin_row_judge(&pins, &r, &d, note, sizeof(note));
 	if (a.note[0])
-		add_note(note, sizeof(note), "%s", a.note);
-	ret = row_judge(&r, failed, d, note);
+		lp_add_note(note, sizeof(note), "%s", a.note);
+	ret = lp_row_judge(&r, failed, d, note);
 	if (r.cyc.probed)
 		probe_note(&r.cyc, note, sizeof(note));
-	ret = row_write(&r, o, header, ret);
+	ret = lp_row_write(&r, o, header, ret);
 out:
-	mem_teardown(&m);
+	lp_mem_teardown(&m);
 	return ret;
 }

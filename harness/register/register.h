@@ -14,9 +14,9 @@
 #include "pinner.h"
 
 /* register.c: the CSV's op of --pinner's pin ("register", "pin", "pin-ro") */
-const char *row_op(const struct opts *o);
+const char *lp_row_op(const struct opts *o);
 /* register.c: the row of --mem at @pf pinned by @p, judged and written */
-int row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
+int lp_row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	    const struct contract *c, enum prefault pf, bool header);
 
 /* judge.c: the counters around a pin and the checks of a row */
@@ -25,18 +25,18 @@ struct probe {
 	bool have_kc;
 	long kc[LP_NR_KCOUNTERS];
 };
-void probe_take(struct probe *p);
-void pages_take(struct row *r, const struct mem *m, int i);
+void lp_probe_take(struct probe *p);
+void lp_pages_take(struct row *r, const struct mem *m, int i);
 /* @p: before, pinned, before the unpin, after */
-void fill_counters(struct row *r, const struct probe *p);
+void lp_fill_counters(struct row *r, const struct probe *p);
 /* Append "; MESSAGE" to @note; returns true: a failure was noted. */
-bool add_note(char *note, size_t n, const char *fmt, ...)
+bool lp_add_note(char *note, size_t n, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-bool row_checks(const struct row *r, char *note, size_t n);
+bool lp_row_checks(const struct row *r, char *note, size_t n);
 /* the pins nr_foll_pin counts of @pinned pages, @zero of them the zero page */
 long lp_pins_counted(long pinned, long zero);
 /* a refused pin that a full file system may explain: LP_SKIP, else LP_OK */
-int env_cause(struct mem *m, const struct row *r);
+int lp_env_cause(struct mem *m, const struct row *r);
 
 /* A pinner row's pins as its window counted them, and the contract's known leak. */
 struct lp_pin_row {

@@ -162,7 +162,7 @@ static void print_report(const struct tr *r)
 	}
 }
 
-int torture_report(int nfiles, const char *const *files)
+int lp_torture_report(int nfiles, const char *const *files)
 {
 	struct tr *r = calloc(1, sizeof(*r));
 	int i, j, ret = LP_OK;

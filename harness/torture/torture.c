@@ -27,12 +27,12 @@
  * runs on each (the other threads' why_not() leave some out); whether
  * one can be set up here is the run's to say (exit 77).
  */
-int torture_list(void)
+int lp_torture_list(void)
 {
 	const struct mem_ops *ops;
 	size_t i;
 
-	for (i = 0; (ops = mem_nth(i)); i++)
+	for (i = 0; (ops = lp_mem_nth(i)); i++)
 		printf("%s\n", ops->name);
 	return LP_OK;
 }
@@ -82,7 +82,7 @@ static int target_open(struct tt *t)
 static size_t granule(const struct mem_ops *ops)
 {
 	if (ops->flags & MEM_HUGETLB)
-		return hugepage_size();
+		return lp_hugepage_size();
 	if (ops->place == PLACE_DEVDAX)
 		return 2 * MiB;
 	return 4096;
@@ -94,8 +94,8 @@ static int tt_setup(struct tt *t)
 	int ret;
 
 	/* io_uring missing or disabled: the one-line error of the other modes */
-	ret = pinner_open(&p, t->o);
-	pinner_close(&p);
+	ret = lp_pinner_open(&p, t->o);
+	lp_pinner_close(&p);
 	if (ret != LP_OK)
 		return ret;
 	t->gran = granule(t->ops);
@@ -103,20 +103,20 @@ static int tt_setup(struct tt *t)
 		return lp_err(LP_EUSAGE,
 			      "--torture on %s needs --size of 4 granules of %zuK at least: give --size %zuK",
 			      t->ops->name, t->gran / KiB, 4 * t->gran / KiB);
-	ret = mem_setup(&t->m, t->ops, t->o);
+	ret = lp_mem_setup(&t->m, t->ops, t->o);
 	if (ret != LP_OK)
 		return ret;
 	t->mem_up = true;
 	t->base = t->m.addr;
 	t->len = t->m.len;
-	ret = (t->ops->populate ? t->ops->populate : mem_populate)(&t->m, PF_WRITE);
+	ret = (t->ops->populate ? t->ops->populate : lp_mem_populate)(&t->m, PF_WRITE);
 	if (ret != LP_OK)
 		return ret;
 	t->io_len = t->len / 4 < 64 * KiB ? t->len / 4 : 64 * KiB;
 	t->io_len &= ~(size_t)4095;
 	t->shared = strcmp(t->ops->map, "private");
 	t->root = !geteuid();
-	tt_answers_of(t, t->c);
+	lp_tt_answers_of(t, t->c);
 	ret = target_open(t);
 	if (ret != LP_OK)
 		return ret;
@@ -134,7 +134,7 @@ static void tt_teardown(struct tt *t)
 	if (t->tfd >= 0)
 		close(t->tfd);
 	if (t->mem_up)
-		mem_teardown(&t->m);
+		lp_mem_teardown(&t->m);
 	t->spare = NULL;
 	t->tfd = -1;
 	t->mem_up = false;
@@ -161,21 +161,21 @@ static const char *op_names(char *buf, size_t n)
 	size_t i, len = 0;
 
 	buf[0] = '\0';
-	for (i = 0; (op = tt_op_nth(i)) && len < n; i++)
+	for (i = 0; (op = lp_tt_op_nth(i)) && len < n; i++)
 		len += snprintf(buf + len, n - len, "%s%s", i ? ", " : "",
 				op->name);
 	return buf;
 }
 
 /* The operations, for longpin torture --help and the manual page. */
-void torture_more(FILE *f, bool man)
+void lp_torture_more(FILE *f, bool man)
 {
 	char names[160], text[256];
 
 	snprintf(text, sizeof(text), "%s; one thread each that applies to TYPE (--ops: a subset).",
 		 op_names(names, sizeof(names)));
-	items_head(f, man, "Operations");
-	item_help(f, man, "--ops", text);
+	lp_items_head(f, man, "Operations");
+	lp_item_help(f, man, "--ops", text);
 }
 
 /* --ops LIST: every name an op; returns LP_OK or a usage error. */
@@ -190,7 +190,7 @@ static int ops_check(const struct tt *t)
 	snprintf(list, sizeof(list), "%s", t->o->torture_ops);
 	for (tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		for (i = 0; (op = tt_op_nth(i)) && strcmp(op->name, tok); i++)
+		for (i = 0; (op = lp_tt_op_nth(i)) && strcmp(op->name, tok); i++)
 			;
 		if (!op)
 			return lp_err(LP_EUSAGE,
@@ -212,7 +212,7 @@ static size_t threads_pick(struct tt *t, struct tt_thr *h, char *names,
 	size_t i, k = 0;
 
 	names[0] = '\0';
-	for (i = 0; (op = tt_op_nth(i)) && k < TT_MAX_THREADS; i++) {
+	for (i = 0; (op = lp_tt_op_nth(i)) && k < TT_MAX_THREADS; i++) {
 		if (!op_listed(t->o->torture_ops, op->name) ||
 		    (op->why_not && op->why_not(t)))
 			continue;
@@ -237,7 +237,7 @@ static void *thr_main(void *arg)
 {
 	struct tt_thr *h = arg;
 
-	while (tt_more(h)) {
+	while (lp_tt_more(h)) {
 		h->op->step(h);
 		h->iters++;
 	}
@@ -256,24 +256,24 @@ static size_t threads_run(struct tt *t, struct tt_thr *h, size_t n,
 		h[i].rng = splitmix64(seed + h[i].idx) | 1;
 		ret = h[i].op->init ? h[i].op->init(&h[i]) : 0;
 		if (ret) {
-			tt_count(t, TC_HARNESS_ERR);
-			tt_note(t, "%s: setup: %s", h[i].op->name, errno_name(ret));
+			lp_tt_count(t, TC_HARNESS_ERR);
+			lp_tt_note(t, "%s: setup: %s", h[i].op->name, lp_errno_name(ret));
 			n = i + 1;	/* this one and those after it do not run */
 			break;
 		}
 	}
-	t->deadline = now_ns() + t->o->seconds * 1000000000ULL;
+	t->deadline = lp_now_ns() + t->o->seconds * 1000000000ULL;
 	/* LONGPIN_TEST_FAULT=torture-deadline: a run of 0 s (util.c) */
 	if (lp_test_fault("torture-deadline"))
-		t->deadline = now_ns();
+		t->deadline = lp_now_ns();
 	for (i = 0; i < n && !ret; i++) {
 		if (pthread_create(&h[i].th, NULL, thr_main, &h[i]))
 			break;
 		started++;
 	}
 	if (!ret && started < n) {
-		tt_count(t, TC_HARNESS_ERR);
-		tt_note(t, "only %zu of %zu threads started", started, n);
+		lp_tt_count(t, TC_HARNESS_ERR);
+		lp_tt_note(t, "only %zu of %zu threads started", started, n);
 		t->deadline = 0;
 	}
 	for (i = 0; i < started; i++)
@@ -296,11 +296,11 @@ static bool leak_begin(struct tt *t, struct pinner *p)
 	if (!lp_test_fault("torture-pin-leak") || !t->mem_up)
 		return false;
 	*p = (struct pinner){ .entries = TT_RING_ENTRIES, .nowarn = true };
-	if (pinner_open(p, t->o))
+	if (lp_pinner_open(p, t->o))
 		return false;
 	if (!p->ops->table_pin(p, &iov, 1))
 		return true;
-	pinner_close(p);
+	lp_pinner_close(p);
 	return false;
 }
 
@@ -309,22 +309,22 @@ static void leak_end(struct pinner *p, bool leaking)
 	if (!leaking)
 		return;
 	p->ops->table_unpin(p);
-	pinner_close(p);
+	lp_pinner_close(p);
 }
 
 /* Without --size: 4 MiB, or 4 granules where a granule is 2 MiB or more. */
-size_t torture_default_size(const struct mem_ops *ops)
+size_t lp_torture_default_size(const struct mem_ops *ops)
 {
 	return 4 * granule(ops) > 4 * MiB ? 4 * granule(ops) : 4 * MiB;
 }
 
-int torture_run(const struct mem_ops *ops, const struct opts *o,
+int lp_torture_run(const struct mem_ops *ops, const struct opts *o,
 		const struct contract *c)
 {
 	struct tt t = { .o = o, .c = c, .ops = ops, .tfd = -1 };
 	struct tt_thr h[TT_MAX_THREADS];
-	uint64_t seed = opt_given(o, OPT_SEED) ? o->seed :
-			splitmix64(now_ns() ^ (uint64_t)getpid() << 32);
+	uint64_t seed = lp_opt_given(o, OPT_SEED) ? o->seed :
+			splitmix64(lp_now_ns() ^ (uint64_t)getpid() << 32);
 	char names[160];
 	struct tt_end e = { .rsvd0 = -1, .kmsg = -1 };
 	struct pinner leak;
@@ -336,10 +336,10 @@ int torture_run(const struct mem_ops *ops, const struct opts *o,
 	pthread_mutex_init(&t.lock, NULL);
 	/* system-wide, like nr_foll_pin: not judged beside other pinners */
 	if (!o->concurrent)
-		e.rsvd0 = rsvd_now();
+		e.rsvd0 = lp_rsvd_now();
 	/* where a fall may be the known defect, each truncation's share */
-	t.rsvd_judged = !o->concurrent && contract_torture_rsvd(c, ops->name);
-	ret = csv_check(o->csv, tt_header());
+	t.rsvd_judged = !o->concurrent && lp_contract_torture_rsvd(c, ops->name);
+	ret = lp_csv_check(o->csv, lp_tt_header());
 	if (ret == LP_OK)
 		ret = tt_setup(&t);
 	if (ret == LP_OK)
@@ -351,14 +351,14 @@ int torture_run(const struct mem_ops *ops, const struct opts *o,
 	e.seed = seed;
 	e.names = names;
 	e.threads = n;
-	e.vmpin0 = vmpin_kb();
+	e.vmpin0 = lp_vmpin_kb();
 	/* exclusive: no other longpin pins while the counters judge this run */
 	lp_pins_begin(&t.pins, !o->concurrent);
-	e.kmsg = kmsg_open();
+	e.kmsg = lp_kmsg_open();
 	threads_run(&t, h, n, seed);
 	leaking = leak_begin(&t, &leak);
 	tt_teardown(&t);
-	ret = tt_finish(&t, h, n, &e);
+	ret = lp_tt_finish(&t, h, n, &e);
 	leak_end(&leak, leaking);
 out:
 	tt_teardown(&t);

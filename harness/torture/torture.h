@@ -41,7 +41,7 @@ enum tt_cnt {
 #undef TT_ENUM
 	TC_NR
 };
-extern const char *const tt_cnt_names[TC_NR];
+extern const char *const lp_tt_cnt_names[TC_NR];
 
 #define TT_MAX_THREADS	12
 #define TT_RING_ENTRIES	8	/* a thread's ring: one I/O at a time */
@@ -63,7 +63,7 @@ struct tt_thr {
 	struct pinner p;		/* io_uring's, its own instance */
 	bool open, registered;
 	char *want, *got;		/* the I/O thread's pattern buffers */
-	uint64_t next_compact;		/* thp: now_ns() of the next compaction */
+	uint64_t next_compact;		/* thp: lp_now_ns() of the next compaction */
 };
 
 /* An operation: a thread runs step() until the deadline. */
@@ -135,65 +135,65 @@ struct tt_end {
 };
 
 /* torture.c: longpin torture */
-int torture_run(const struct mem_ops *ops, const struct opts *o,
+int lp_torture_run(const struct mem_ops *ops, const struct opts *o,
 		const struct contract *c);
-size_t torture_default_size(const struct mem_ops *ops);
+size_t lp_torture_default_size(const struct mem_ops *ops);
 /* torture --list: the memory types it applies to, one a line */
-int torture_list(void);
-void torture_more(FILE *f, bool man);
+int lp_torture_list(void);
+void lp_torture_more(FILE *f, bool man);
 
 /* report.c: torture-report CSV...: the CSVs of a run as a markdown table */
-int torture_report(int nfiles, const char *const *files);
+int lp_torture_report(int nfiles, const char *const *files);
 
 /* torture_ops.c */
-const struct tt_op *tt_op_nth(size_t i);
-uint64_t tt_rand(struct tt_thr *h);
-void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len);
+const struct tt_op *lp_tt_op_nth(size_t i);
+uint64_t lp_tt_rand(struct tt_thr *h);
+void lp_tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len);
 
 /* torture_judge.c: what the operations share */
-void tt_count(struct tt *t, enum tt_cnt c);
-void tt_note(struct tt *t, const char *fmt, ...)
+void lp_tt_count(struct tt *t, enum tt_cnt c);
+void lp_tt_note(struct tt *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* the run's own pins: @pinned pages that held, @tried pages attempted */
-void tt_own(struct tt *t, size_t pinned, size_t tried);
+void lp_tt_own(struct tt *t, size_t pinned, size_t tried);
 /* what a registration may race with: taken before it is asked for */
 struct tt_snap {
 	unsigned long lay, lay_active;
 };
-struct tt_snap tt_snap_take(struct tt *t);
+struct tt_snap lp_tt_snap_take(struct tt *t);
 /* the answer @ret of a registration or update that began at @s */
-void tt_judge_reg(struct tt_thr *h, int ret, const char *what,
+void lp_tt_judge_reg(struct tt_thr *h, int ret, const char *what,
 		  const struct tt_snap *s);
 /* a registration's answer, or -EFAULT under LONGPIN_TEST_FAULT=reg-efault */
-int tt_reg_fault(struct tt_thr *h, int ret);
-bool tt_more(const struct tt_thr *h);
-void tt_chg_begin(struct tt *t);
-void tt_chg_end(struct tt *t);
-void tt_lay_begin(struct tt *t);
-void tt_lay_end(struct tt *t);
-void tt_resv_begin(struct tt *t);
-void tt_resv_end(struct tt *t);
+int lp_tt_reg_fault(struct tt_thr *h, int ret);
+bool lp_tt_more(const struct tt_thr *h);
+void lp_tt_chg_begin(struct tt *t);
+void lp_tt_chg_end(struct tt *t);
+void lp_tt_lay_begin(struct tt *t);
+void lp_tt_lay_end(struct tt *t);
+void lp_tt_resv_begin(struct tt *t);
+void lp_tt_resv_end(struct tt *t);
 /* the ops that may reserve huge pages, before a call; did one run in it? */
-struct tt_snap tt_resv_take(struct tt *t);
-bool tt_resv_raced(struct tt *t, const struct tt_snap *s);
+struct tt_snap lp_tt_resv_take(struct tt *t);
+bool lp_tt_resv_raced(struct tt *t, const struct tt_snap *s);
 /* is @ret one of the contract's answers for TYPE? */
-bool tt_contract_says(const struct tt *t, int ret);
+bool lp_tt_contract_says(const struct tt *t, int ret);
 /* the contract's answers for TYPE at every prefault (they may differ) */
-void tt_answers_of(struct tt *t, const struct contract *c);
+void lp_tt_answers_of(struct tt *t, const struct contract *c);
 
 /* torture_row.c: the end of a run */
 /* the CSV header (schema torture-1): the counters' columns are theirs */
-const char *tt_header(void);
+const char *lp_tt_header(void);
 /* HugePages_Rsvd as a signed count; LONG_MIN: absent */
-long rsvd_now(void);
-bool rsvd_fell(long before, long after, long total);
-bool rsvd_explained(long fell, long cut);
+long lp_rsvd_now(void);
+bool lp_rsvd_fell(long before, long after, long total);
+bool lp_rsvd_explained(long fell, long cut);
 /* what one truncation can have given back twice (hugetlb-truncate-race) */
 long lp_trunc_resv(long cut, long freed, long fell, bool fell_known);
-const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
+const char *lp_tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
 		       bool unchecked);
 /* judge the run after its threads and the teardown, write its row */
-int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
+int lp_tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 	      struct tt_end *e);
 
 #endif

@@ -18,15 +18,15 @@
  * first choices seq_hash covers) is counted in late_ops too, so that the
  * operations of the seconds asked can be told from them.
  */
-void tt_count(struct tt *t, enum tt_cnt c)
+void lp_tt_count(struct tt *t, enum tt_cnt c)
 {
 	__atomic_add_fetch(&t->cnt[c], 1, __ATOMIC_RELAXED);
-	if (c < TC_REG_OK && now_ns() >= t->deadline)
+	if (c < TC_REG_OK && lp_now_ns() >= t->deadline)
 		__atomic_add_fetch(&t->late, 1, __ATOMIC_RELAXED);
 }
 
 /* The first few failures, "; " separated, for the row's note. */
-void tt_note(struct tt *t, const char *fmt, ...)
+void lp_tt_note(struct tt *t, const char *fmt, ...)
 {
 	size_t len;
 	va_list ap;
@@ -50,51 +50,51 @@ void tt_note(struct tt *t, const char *fmt, ...)
  * first choices that seq_hash covers, so that two runs of one seed hash
  * the same choices however slowly a loaded machine ran them.
  */
-bool tt_more(const struct tt_thr *h)
+bool lp_tt_more(const struct tt_thr *h)
 {
-	return now_ns() < h->t->deadline || h->nseq < TT_SEQ_OPS;
+	return lp_now_ns() < h->t->deadline || h->nseq < TT_SEQ_OPS;
 }
 
 /* A content-changing op (its writes may reach pinned pages) runs. */
-void tt_chg_begin(struct tt *t)
+void lp_tt_chg_begin(struct tt *t)
 {
 	__atomic_add_fetch(&t->chg_active, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&t->chg, 1, __ATOMIC_SEQ_CST);
 }
 
-void tt_chg_end(struct tt *t)
+void lp_tt_chg_end(struct tt *t)
 {
 	__atomic_add_fetch(&t->chg, 1, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(&t->chg_active, 1, __ATOMIC_SEQ_CST);
 }
 
 /* An op that may leave a range unmapped, read-only or past EOF runs. */
-void tt_lay_begin(struct tt *t)
+void lp_tt_lay_begin(struct tt *t)
 {
 	__atomic_add_fetch(&t->lay_active, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&t->lay, 1, __ATOMIC_SEQ_CST);
 }
 
-void tt_lay_end(struct tt *t)
+void lp_tt_lay_end(struct tt *t)
 {
 	__atomic_add_fetch(&t->lay, 1, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(&t->lay_active, 1, __ATOMIC_SEQ_CST);
 }
 
 /* An op that may reserve huge pages (remap's mmap of the file) runs. */
-void tt_resv_begin(struct tt *t)
+void lp_tt_resv_begin(struct tt *t)
 {
 	__atomic_add_fetch(&t->resv_active, 1, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&t->resv, 1, __ATOMIC_SEQ_CST);
 }
 
-void tt_resv_end(struct tt *t)
+void lp_tt_resv_end(struct tt *t)
 {
 	__atomic_add_fetch(&t->resv, 1, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(&t->resv_active, 1, __ATOMIC_SEQ_CST);
 }
 
-struct tt_snap tt_resv_take(struct tt *t)
+struct tt_snap lp_tt_resv_take(struct tt *t)
 {
 	return (struct tt_snap){
 		.lay = __atomic_load_n(&t->resv, __ATOMIC_SEQ_CST),
@@ -103,12 +103,12 @@ struct tt_snap tt_resv_take(struct tt *t)
 }
 
 /* Did such an op run during the call that began at @s? */
-bool tt_resv_raced(struct tt *t, const struct tt_snap *s)
+bool lp_tt_resv_raced(struct tt *t, const struct tt_snap *s)
 {
 	return s->lay_active || __atomic_load_n(&t->resv, __ATOMIC_SEQ_CST) != s->lay;
 }
 
-struct tt_snap tt_snap_take(struct tt *t)
+struct tt_snap lp_tt_snap_take(struct tt *t)
 {
 	return (struct tt_snap){
 		.lay = __atomic_load_n(&t->lay, __ATOMIC_SEQ_CST),
@@ -126,12 +126,12 @@ static bool raced(struct tt *t, const struct tt_snap *s)
  * LONGPIN_TEST_FAULT=reg-efault: every registration and update answers
  * -EFAULT (what took is dropped), as a kernel refusing the type would.
  */
-void tt_own(struct tt *t, size_t pinned, size_t tried)
+void lp_tt_own(struct tt *t, size_t pinned, size_t tried)
 {
 	lp_pins_own(&t->pins, pinned / 4096, tried / 4096);
 }
 
-int tt_reg_fault(struct tt_thr *h, int ret)
+int lp_tt_reg_fault(struct tt_thr *h, int ret)
 {
 	if (!lp_test_fault("reg-efault"))
 		return ret;
@@ -140,7 +140,7 @@ int tt_reg_fault(struct tt_thr *h, int ret)
 	return -EFAULT;
 }
 
-bool tt_contract_says(const struct tt *t, int ret)
+bool lp_tt_contract_says(const struct tt *t, int ret)
 {
 	unsigned int i;
 
@@ -156,40 +156,40 @@ bool tt_contract_says(const struct tt *t, int ret)
  * that may leave part of the range unmapped, read-only or past EOF ran
  * during that very call (raced), else bad.
  */
-void tt_judge_reg(struct tt_thr *h, int ret, const char *what,
+void lp_tt_judge_reg(struct tt_thr *h, int ret, const char *what,
 		  const struct tt_snap *s)
 {
 	struct tt *t = h->t;
 
-	if (t->unchecked || tt_contract_says(t, ret)) {
-		tt_count(t, ret ? TC_REG_REFUSED : TC_REG_OK);
+	if (t->unchecked || lp_tt_contract_says(t, ret)) {
+		lp_tt_count(t, ret ? TC_REG_REFUSED : TC_REG_OK);
 		return;
 	}
 	if (ret == -EFAULT && t->efault_race && raced(t, s)) {
-		tt_count(t, TC_REG_RACED);
+		lp_tt_count(t, TC_REG_RACED);
 		return;
 	}
 	/* the first bad answer is noted; reg_bad counts them all */
 	if (__atomic_add_fetch(&t->cnt[TC_REG_BAD], 1, __ATOMIC_SEQ_CST) == 1)
-		tt_note(t, "%s answered %s (reg_bad counts every bad answer)",
-			what, ret ? errno_name(ret) : "0");
+		lp_tt_note(t, "%s answered %s (reg_bad counts every bad answer)",
+			what, ret ? lp_errno_name(ret) : "0");
 }
 
 /* The contract's answers for TYPE at every prefault (they may differ). */
-void tt_answers_of(struct tt *t, const struct contract *c)
+void lp_tt_answers_of(struct tt *t, const struct contract *c)
 {
 	bool nofault;
 	int pf, err;
 
 	t->unchecked = true;
 	for (pf = 0; pf < PF_NR; pf++) {
-		if (!contract_lookup(c, t->ops->name, pf, t->len, &err, &nofault))
+		if (!lp_contract_lookup(c, t->ops->name, pf, t->len, &err, &nofault))
 			continue;
 		t->unchecked = false;
 		/* the buffer is written before the threads start */
 		if (pf == PF_WRITE)
 			t->reg_expected = !err;
-		if (!tt_contract_says(t, err))
+		if (!lp_tt_contract_says(t, err))
 			t->answers[t->nanswers++] = err;
 	}
 }

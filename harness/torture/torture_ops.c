@@ -38,7 +38,7 @@
 #define TT_UPDATES	4	/* slot updates per sparse table */
 
 /* xorshift64*: each thread's own sequence, from the run's seed */
-uint64_t tt_rand(struct tt_thr *h)
+uint64_t lp_tt_rand(struct tt_thr *h)
 {
 	h->rng ^= h->rng >> 12;
 	h->rng ^= h->rng << 25;
@@ -54,15 +54,15 @@ static void seq_add(struct tt_thr *h, uint64_t v)
 }
 
 /* A random range of 1 to @max_gran granules (capped at a quarter). */
-void tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len)
+void lp_tt_range(struct tt_thr *h, size_t max_gran, size_t *off, size_t *len)
 {
 	size_t n = h->t->len / h->t->gran, k;
 
 	if (max_gran > n / 4)
 		max_gran = n / 4 ? n / 4 : 1;
-	k = 1 + tt_rand(h) % max_gran;
+	k = 1 + lp_tt_rand(h) % max_gran;
 	*len = k * h->t->gran;
-	*off = (tt_rand(h) % (n - k + 1)) * h->t->gran;
+	*off = (lp_tt_rand(h) % (n - k + 1)) * h->t->gran;
 	seq_add(h, *off ^ (uint64_t)*len << 40);
 }
 
@@ -74,20 +74,20 @@ static int ring_init1(struct tt_thr *h)
 	int ret;
 
 	h->p = (struct pinner){ .entries = TT_RING_ENTRIES, .nowarn = true };
-	ret = pinner_open(&h->p, h->t->o);
+	ret = lp_pinner_open(&h->p, h->t->o);
 	h->open = !ret;
 	if (ret)
-		pinner_close(&h->p);
+		lp_pinner_close(&h->p);
 	return ret;
 }
 
 static void ring_fini(struct tt_thr *h)
 {
 	if (h->registered && h->p.ops->table_unpin(&h->p))
-		tt_note(h->t, "%s: the last unregistration failed", h->op->name);
+		lp_tt_note(h->t, "%s: the last unregistration failed", h->op->name);
 	h->registered = false;
 	if (h->open)
-		pinner_close(&h->p);
+		lp_pinner_close(&h->p);
 	h->open = false;
 }
 
@@ -96,8 +96,8 @@ static void unreg(struct tt_thr *h)
 	int ret = h->p.ops->table_unpin(&h->p);
 
 	if (ret) {
-		tt_count(h->t, TC_HARNESS_ERR);
-		tt_note(h->t, "%s: unregister: %s", h->op->name, errno_name(ret));
+		lp_tt_count(h->t, TC_HARNESS_ERR);
+		lp_tt_note(h->t, "%s: unregister: %s", h->op->name, lp_errno_name(ret));
 	}
 	h->registered = false;
 }
@@ -111,26 +111,26 @@ static void reg_updates(struct tt_thr *h)
 
 	ret = h->p.ops->table_pin(&h->p, NULL, 1);
 	if (ret) {
-		tt_count(h->t, TC_HARNESS_ERR);
-		tt_note(h->t, "reg: sparse table: %s", errno_name(ret));
+		lp_tt_count(h->t, TC_HARNESS_ERR);
+		lp_tt_note(h->t, "reg: sparse table: %s", lp_errno_name(ret));
 		return;
 	}
 	h->registered = true;
-	for (i = 0; i < TT_UPDATES && tt_more(h); i++) {
-		tt_range(h, 64, &off, &len);
+	for (i = 0; i < TT_UPDATES && lp_tt_more(h); i++) {
+		lp_tt_range(h, 64, &off, &len);
 		/* several mappings: their contract row is the whole buffer's */
 		if (h->t->ops->flags & MEM_MULTI) {
 			off = 0;
 			len = h->t->len;
 		}
 		iov = (struct iovec){ .iov_base = h->t->base + off, .iov_len = len };
-		snap = tt_snap_take(h->t);
+		snap = lp_tt_snap_take(h->t);
 		ret = h->p.ops->table_update(&h->p, 0, &iov);
 		if (lp_test_fault("reg-efault"))
 			ret = -EFAULT;	/* the slot's old buffer stays: harmless */
-		tt_own(h->t, ret ? 0 : len, len);
-		tt_count(h->t, TC_UPD);
-		tt_judge_reg(h, ret, "update", &snap);
+		lp_tt_own(h->t, ret ? 0 : len, len);
+		lp_tt_count(h->t, TC_UPD);
+		lp_tt_judge_reg(h, ret, "update", &snap);
 	}
 	unreg(h);
 }
@@ -138,7 +138,7 @@ static void reg_updates(struct tt_thr *h)
 static void reg_step(struct tt_thr *h)
 {
 	struct iovec iov = { .iov_base = h->t->base, .iov_len = h->t->len };
-	uint64_t r = tt_rand(h) & 1;
+	uint64_t r = lp_tt_rand(h) & 1;
 	struct tt_snap snap;
 	bool calm;
 	int ret;
@@ -155,15 +155,15 @@ static void reg_step(struct tt_thr *h)
 	calm = lp_test_fault("reg-efault-calm") && h->regs++ % 2;
 	if (calm)
 		pthread_mutex_lock(&h->t->layout);
-	snap = tt_snap_take(h->t);
-	ret = tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
-	tt_own(h->t, ret ? 0 : h->t->len, h->t->len);
+	snap = lp_tt_snap_take(h->t);
+	ret = lp_tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
+	lp_tt_own(h->t, ret ? 0 : h->t->len, h->t->len);
 	if (calm && !ret)
 		unreg(h);
 	if (calm)
 		ret = -EFAULT;
-	tt_count(h->t, TC_REG);
-	tt_judge_reg(h, ret, "register", &snap);
+	lp_tt_count(h->t, TC_REG);
+	lp_tt_judge_reg(h, ret, "register", &snap);
 	if (calm)
 		pthread_mutex_unlock(&h->t->layout);
 	if (!ret) {
@@ -203,17 +203,17 @@ static void io_round(struct tt_thr *h, size_t off, uint64_t pattern)
 	unsigned long c0, a0;
 	int ret;
 
-	pattern_fill(h->want, n, pattern);
+	lp_pattern_fill(h->want, n, pattern);
 	/* O_DIRECT pins the pages of a pwrite() and a pread() meanwhile */
-	tt_own(t, 0, 2 * n);
+	lp_tt_own(t, 0, 2 * n);
 	if (pwrite(t->tfd, h->want, n, 0) != (ssize_t)n) {
-		tt_count(t, TC_HARNESS_ERR);
-		tt_note(t, "io: pwrite of the target: %s", strerror(errno));
+		lp_tt_count(t, TC_HARNESS_ERR);
+		lp_tt_note(t, "io: pwrite of the target: %s", strerror(errno));
 		return;
 	}
 	c0 = __atomic_load_n(&t->chg, __ATOMIC_SEQ_CST);
 	a0 = __atomic_load_n(&t->chg_active, __ATOMIC_SEQ_CST);
-	tt_count(t, TC_IO);
+	lp_tt_count(t, TC_IO);
 	ret = h->p.ops->fixed_io(&h->p, false, t->tfd, t->base + off, n, 0);
 	if (!ret)
 		ret = h->p.ops->fixed_io(&h->p, true, t->tfd, t->base + off,
@@ -221,16 +221,16 @@ static void io_round(struct tt_thr *h, size_t off, uint64_t pattern)
 	if (!ret && pread(t->tfd, h->got, n, n) != (ssize_t)n)
 		ret = -errno ? -errno : -EIO;
 	if (ret) {
-		tt_count(t, TC_IO_BAD);
-		tt_note(t, "io: READ_FIXED/WRITE_FIXED at %zu: %s", off,
-			errno_name(ret));
+		lp_tt_count(t, TC_IO_BAD);
+		lp_tt_note(t, "io: READ_FIXED/WRITE_FIXED at %zu: %s", off,
+			lp_errno_name(ret));
 	} else if (!memcmp(h->got, h->want, n)) {
-		tt_count(t, TC_IO_OK);
+		lp_tt_count(t, TC_IO_OK);
 	} else if (a0 || __atomic_load_n(&t->chg, __ATOMIC_SEQ_CST) != c0) {
-		tt_count(t, TC_IO_RACED);
+		lp_tt_count(t, TC_IO_RACED);
 	} else {
-		tt_count(t, TC_IO_BAD);
-		tt_note(t, "io: data at buffer offset %zu differs, no content-changing op meanwhile",
+		lp_tt_count(t, TC_IO_BAD);
+		lp_tt_note(t, "io: data at buffer offset %zu differs, no content-changing op meanwhile",
 			off);
 	}
 }
@@ -250,20 +250,20 @@ static void io_step(struct tt_thr *h)
 	uint64_t pattern;
 	int i, ret;
 
-	tt_range(h, 1, &roff, &rlen);
+	lp_tt_range(h, 1, &roff, &rlen);
 	rlen = multi ? t->len : t->len / 4 / t->gran * t->gran;
 	roff = multi ? 0 : roff / t->gran * t->gran % (t->len - rlen + t->gran);
 	iov = (struct iovec){ .iov_base = t->base + roff, .iov_len = rlen };
-	snap = tt_snap_take(t);
-	ret = tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
-	tt_own(t, ret ? 0 : rlen, rlen);
-	tt_count(t, TC_REG);
-	tt_judge_reg(h, ret, "register (I/O ring)", &snap);
+	snap = lp_tt_snap_take(t);
+	ret = lp_tt_reg_fault(h, h->p.ops->table_pin(&h->p, &iov, 1));
+	lp_tt_own(t, ret ? 0 : rlen, rlen);
+	lp_tt_count(t, TC_REG);
+	lp_tt_judge_reg(h, ret, "register (I/O ring)", &snap);
 	h->registered = !ret;
 	pages = (rlen - t->io_len) / 4096 + 1;
-	for (i = 0; i < TT_IO_ROUNDS && tt_more(h); i++) {
-		off = roff + tt_rand(h) % pages * 4096;
-		pattern = tt_rand(h);
+	for (i = 0; i < TT_IO_ROUNDS && lp_tt_more(h); i++) {
+		off = roff + lp_tt_rand(h) % pages * 4096;
+		pattern = lp_tt_rand(h);
 		seq_add(h, off);
 		if (h->registered)
 			io_round(h, off, pattern);
@@ -305,24 +305,24 @@ static void remap_step(struct tt_thr *h)
 	size_t off, len;
 	void *p;
 
-	tt_range(h, 64, &off, &len);
+	lp_tt_range(h, 64, &off, &len);
 	flags |= t->m.fd < 0 ? MAP_PRIVATE | MAP_ANONYMOUS :
 		 !strcmp(t->ops->map, "private") ? MAP_PRIVATE : MAP_SHARED;
 	pthread_mutex_lock(&t->layout);
-	tt_lay_begin(t);
-	tt_count(t, TC_REMAP);
+	lp_tt_lay_begin(t);
+	lp_tt_count(t, TC_REMAP);
 	if (munmap(t->base + off, len)) {
-		tt_count(t, TC_OP_ERR);
+		lp_tt_count(t, TC_OP_ERR);
 		goto out;
 	}
 	sched_yield();
 	/* a shared hugetlb file's holes are reserved again by the mmap */
-	tt_resv_begin(t);
+	lp_tt_resv_begin(t);
 	p = mmap(t->base + off, len, prot, flags, t->m.fd, t->m.fd < 0 ? 0 : off);
-	tt_resv_end(t);
+	lp_tt_resv_end(t);
 	if (p != t->base + off) {
-		tt_count(t, TC_HARNESS_ERR);
-		tt_note(t, "remap: mmap at %zu: %s", off,
+		lp_tt_count(t, TC_HARNESS_ERR);
+		lp_tt_note(t, "remap: mmap at %zu: %s", off,
 			p == MAP_FAILED ? strerror(errno) : "elsewhere");
 		if (p != MAP_FAILED)
 			munmap(p, len);
@@ -331,7 +331,7 @@ static void remap_step(struct tt_thr *h)
 	if (t->ops->flags & MEM_THP)
 		madvise(p, len, MADV_HUGEPAGE);
 out:
-	tt_lay_end(t);
+	lp_tt_lay_end(t);
 	pthread_mutex_unlock(&t->layout);
 }
 
@@ -340,23 +340,23 @@ static void mremap_step(struct tt_thr *h)
 	struct tt *t = h->t;
 	size_t off, len;
 
-	tt_range(h, t->spare_len / t->gran, &off, &len);
+	lp_tt_range(h, t->spare_len / t->gran, &off, &len);
 	pthread_mutex_lock(&t->layout);
-	tt_lay_begin(t);
-	tt_count(t, TC_MREMAP);
+	lp_tt_lay_begin(t);
+	lp_tt_count(t, TC_MREMAP);
 	if (mremap(t->base + off, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   t->spare) == MAP_FAILED) {
-		tt_count(t, TC_OP_ERR);
+		lp_tt_count(t, TC_OP_ERR);
 		goto out;
 	}
 	sched_yield();
 	if (mremap(t->spare, len, len, MREMAP_MAYMOVE | MREMAP_FIXED,
 		   t->base + off) == MAP_FAILED) {
-		tt_count(t, TC_HARNESS_ERR);
-		tt_note(t, "mremap back to %zu: %s", off, strerror(errno));
+		lp_tt_count(t, TC_HARNESS_ERR);
+		lp_tt_note(t, "mremap back to %zu: %s", off, strerror(errno));
 	}
 out:
-	tt_lay_end(t);
+	lp_tt_lay_end(t);
 	pthread_mutex_unlock(&t->layout);
 }
 
@@ -376,10 +376,10 @@ static void fork_step(struct tt_thr *h)
 	int status;
 	pid_t pid;
 
-	tt_range(h, 64, &off, &len);
+	lp_tt_range(h, 64, &off, &len);
 	if (t->shared)
-		tt_chg_begin(t);
-	tt_count(t, TC_FORK);
+		lp_tt_chg_begin(t);
+	lp_tt_count(t, TC_FORK);
 	pid = fork();
 	if (!pid) {
 		/* a range unmapped, read-only or past EOF meanwhile: exit 3 */
@@ -390,17 +390,17 @@ static void fork_step(struct tt_thr *h)
 		_exit(0);
 	}
 	if (pid < 0)
-		tt_count(t, TC_OP_ERR);
+		lp_tt_count(t, TC_OP_ERR);
 	else if (waitpid(pid, &status, 0) != pid)
-		tt_count(t, TC_HARNESS_ERR);
+		lp_tt_count(t, TC_HARNESS_ERR);
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
-		tt_count(t, TC_CHILD_FAULTED);
+		lp_tt_count(t, TC_CHILD_FAULTED);
 	else if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		tt_count(t, TC_HARNESS_ERR);
-		tt_note(t, "fork: child status 0x%x", status);
+		lp_tt_count(t, TC_HARNESS_ERR);
+		lp_tt_note(t, "fork: child status 0x%x", status);
 	}
 	if (t->shared)
-		tt_chg_end(t);
+		lp_tt_chg_end(t);
 }
 
 /* ---- madvise: DONTNEED, PAGEOUT, COLD of a range ---- */
@@ -408,15 +408,15 @@ static void fork_step(struct tt_thr *h)
 static void madvise_step(struct tt_thr *h)
 {
 	static const int advice[] = { MADV_DONTNEED, MADV_PAGEOUT, MADV_COLD };
-	uint64_t a = tt_rand(h) % ARRAY_SIZE(advice);
+	uint64_t a = lp_tt_rand(h) % ARRAY_SIZE(advice);
 	size_t off, len;
 
 	seq_add(h, a);
-	tt_range(h, 64, &off, &len);
-	tt_count(h->t, TC_MADVISE);
+	lp_tt_range(h, 64, &off, &len);
+	lp_tt_count(h->t, TC_MADVISE);
 	/* a range unmapped meanwhile (ENOMEM), a type that refuses (EINVAL) */
 	if (madvise(h->t->base + off, len, advice[a]))
-		tt_count(h->t, TC_OP_ERR);
+		lp_tt_count(h->t, TC_OP_ERR);
 }
 
 /* ---- trunc: ftruncate down and back, or punch a hole ---- */
@@ -443,8 +443,8 @@ static void trunc_seen(struct tt *t, struct trunc_seen *s)
 	struct stat st;
 
 	s->blocks = fstat(t->m.fd, &st) ? -1 : (long)st.st_blocks;
-	s->resv = tt_resv_take(t);
-	s->rsvd = t->rsvd_judged ? rsvd_now() : LONG_MIN;
+	s->resv = lp_tt_resv_take(t);
+	s->rsvd = t->rsvd_judged ? lp_rsvd_now() : LONG_MIN;
 }
 
 /*
@@ -456,8 +456,8 @@ static void trunc_seen(struct tt *t, struct trunc_seen *s)
  */
 static void trunc_account(struct tt *t, const struct trunc_seen *s, long cut)
 {
-	long rsvd = s->rsvd == LONG_MIN ? LONG_MIN : rsvd_now(), freed = 0;
-	bool known = rsvd != LONG_MIN && !tt_resv_raced(t, &s->resv);
+	long rsvd = s->rsvd == LONG_MIN ? LONG_MIN : lp_rsvd_now(), freed = 0;
+	bool known = rsvd != LONG_MIN && !lp_tt_resv_raced(t, &s->resv);
 	struct stat st;
 
 	if (s->blocks >= 0 && !fstat(t->m.fd, &st))
@@ -471,41 +471,41 @@ static void trunc_account(struct tt *t, const struct trunc_seen *s, long cut)
 static void trunc_step(struct tt_thr *h)
 {
 	struct tt *t = h->t;
-	uint64_t punch = tt_rand(h) & 1;
+	uint64_t punch = lp_tt_rand(h) & 1;
 	struct trunc_seen seen;
 	size_t off, len;
 	int ret;
 
 	seq_add(h, punch);
-	tt_range(h, 64, &off, &len);
+	lp_tt_range(h, 64, &off, &len);
 	if (punch) {
 		/* a large folio it cannot split is zeroed in place */
-		tt_chg_begin(t);
-		tt_lay_begin(t);	/* a hole a huge page may not refill */
-		tt_count(t, TC_PUNCH);
+		lp_tt_chg_begin(t);
+		lp_tt_lay_begin(t);	/* a hole a huge page may not refill */
+		lp_tt_count(t, TC_PUNCH);
 		ret = fallocate(t->m.fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
 				off, len);
-		tt_lay_end(t);
-		tt_chg_end(t);
+		lp_tt_lay_end(t);
+		lp_tt_chg_end(t);
 	} else {
 		/* and a large folio across the new EOF is zeroed past it */
-		tt_chg_begin(t);
-		tt_lay_begin(t);
-		tt_count(t, TC_TRUNCATE);
+		lp_tt_chg_begin(t);
+		lp_tt_lay_begin(t);
+		lp_tt_count(t, TC_TRUNCATE);
 		trunc_seen(t, &seen);
 		ret = ftruncate(t->m.fd, off);
 		if (!ret)
 			trunc_account(t, &seen, (t->len - off) / t->gran);
 		sched_yield();
 		if (ftruncate(t->m.fd, t->len)) {
-			tt_count(t, TC_HARNESS_ERR);
-			tt_note(t, "truncate back to %zu: %s", t->len, strerror(errno));
+			lp_tt_count(t, TC_HARNESS_ERR);
+			lp_tt_note(t, "truncate back to %zu: %s", t->len, strerror(errno));
 		}
-		tt_lay_end(t);
-		tt_chg_end(t);
+		lp_tt_lay_end(t);
+		lp_tt_chg_end(t);
 	}
 	if (ret)
-		tt_count(t, TC_OP_ERR);
+		lp_tt_count(t, TC_OP_ERR);
 }
 
 /* ---- thp: MADV_HUGEPAGE / NOHUGEPAGE / COLLAPSE, compaction ---- */
@@ -525,7 +525,7 @@ static const char *thp_why_not(const struct tt *t)
  */
 static bool compact(struct tt_thr *h)
 {
-	uint64_t now = now_ns(), took;
+	uint64_t now = lp_now_ns(), took;
 	int fd;
 
 	if (!h->t->root || now < h->next_compact)
@@ -536,12 +536,12 @@ static bool compact(struct tt_thr *h)
 		return false;
 	}
 	if (write(fd, "1", 1) != 1)
-		tt_count(h->t, TC_OP_ERR);
+		lp_tt_count(h->t, TC_OP_ERR);
 	close(fd);
 	if (lp_test_fault("compact-slow"))
 		nanosleep(&(struct timespec){ .tv_sec = 1 }, NULL);
-	tt_count(h->t, TC_COMPACT);
-	took = 10 * (now_ns() - now);
+	lp_tt_count(h->t, TC_COMPACT);
+	took = 10 * (lp_now_ns() - now);
 	h->next_compact = now + (took > COMPACT_GAP_NS ? took : COMPACT_GAP_NS);
 	return true;
 }
@@ -550,21 +550,21 @@ static void thp_step(struct tt_thr *h)
 {
 	static const int advice[] = { MADV_HUGEPAGE, MADV_NOHUGEPAGE,
 				      MADV_COLLAPSE };
-	uint64_t a = tt_rand(h) % (ARRAY_SIZE(advice) + 1);
+	uint64_t a = lp_tt_rand(h) % (ARRAY_SIZE(advice) + 1);
 	size_t off, len;
 
 	seq_add(h, a);
-	tt_range(h, 1, &off, &len);
+	lp_tt_range(h, 1, &off, &len);
 	if (a == ARRAY_SIZE(advice) && compact(h))
 		return;
 	a %= ARRAY_SIZE(advice);
 	/* one THP: the size is a multiple of 2 MiB, the granule 4 KiB */
 	off &= ~(2 * MiB - 1);
 	len = 2 * MiB;
-	tt_count(h->t, TC_THP);
+	lp_tt_count(h->t, TC_THP);
 	/* COLLAPSE of pinned pages fails (EAGAIN), as may a hole (ENOMEM) */
 	if (madvise(h->t->base + off, len, advice[a]))
-		tt_count(h->t, TC_OP_ERR);
+		lp_tt_count(h->t, TC_OP_ERR);
 }
 
 /* ---- mprotect: a range read-only, then read-write again ---- */
@@ -579,22 +579,22 @@ static void mprotect_step(struct tt_thr *h)
 	struct tt *t = h->t;
 	size_t off, len;
 
-	tt_range(h, 64, &off, &len);
+	lp_tt_range(h, 64, &off, &len);
 	pthread_mutex_lock(&t->layout);
-	tt_lay_begin(t);
-	tt_count(t, TC_MPROTECT);
+	lp_tt_lay_begin(t);
+	lp_tt_count(t, TC_MPROTECT);
 	if (mprotect(t->base + off, len, PROT_READ)) {
-		tt_count(t, TC_OP_ERR);
+		lp_tt_count(t, TC_OP_ERR);
 		goto out;
 	}
 	sched_yield();
 	if (mprotect(t->base + off, len, PROT_READ | PROT_WRITE)) {
-		tt_count(t, TC_HARNESS_ERR);
-		tt_note(t, "mprotect back to read-write at %zu: %s", off,
+		lp_tt_count(t, TC_HARNESS_ERR);
+		lp_tt_note(t, "mprotect back to read-write at %zu: %s", off,
 			strerror(errno));
 	}
 out:
-	tt_lay_end(t);
+	lp_tt_lay_end(t);
 	pthread_mutex_unlock(&t->layout);
 }
 
@@ -612,19 +612,19 @@ static void migrate_step(struct tt_thr *h)
 	void *pages[16];
 	int nodes[16], status[16];
 	size_t off, len, i, n;
-	uint64_t node = tt_rand(h) & 1;
+	uint64_t node = lp_tt_rand(h) & 1;
 
 	seq_add(h, node);
-	tt_range(h, 16, &off, &len);
+	lp_tt_range(h, 16, &off, &len);
 	n = len / h->t->gran < 16 ? len / h->t->gran : 16;
 	for (i = 0; i < n; i++) {
 		pages[i] = h->t->base + off + i * h->t->gran;
 		nodes[i] = node;
 	}
-	tt_count(h->t, TC_MIGRATE);
+	lp_tt_count(h->t, TC_MIGRATE);
 	/* MPOL_MF_MOVE (2); pinned pages stay (status -EBUSY/-EAGAIN) */
 	if (syscall(SYS_move_pages, 0, n, pages, nodes, status, 2) < 0)
-		tt_count(h->t, TC_OP_ERR);
+		lp_tt_count(h->t, TC_OP_ERR);
 }
 
 /* The operations, one thread each, in the order of the CSV's op columns. */
@@ -646,7 +646,7 @@ static const struct tt_op ops[] = {
 	  .why_not = migrate_why_not },
 };
 
-const struct tt_op *tt_op_nth(size_t i)
+const struct tt_op *lp_tt_op_nth(size_t i)
 {
 	return i < ARRAY_SIZE(ops) ? &ops[i] : NULL;
 }

@@ -15,14 +15,14 @@
 
 #include "torture.h"
 
-const char *const tt_cnt_names[TC_NR] = {
+const char *const lp_tt_cnt_names[TC_NR] = {
 #define TT_NAME(id, name) name,
 	TT_COUNTERS(TT_NAME)
 #undef TT_NAME
 };
 
 /* The CSV header (schema torture-1): the counters' columns are theirs. */
-const char *tt_header(void)
+const char *lp_tt_header(void)
 {
 	static char hdr[1024];
 	size_t len;
@@ -34,7 +34,7 @@ const char *tt_header(void)
 		       "schema,timestamp,kernel,contract,accel,memtype,fs_type,size,seconds,seed,seq_hash,threads,ops");
 	for (i = 0; i < TC_NR; i++)
 		len += snprintf(hdr + len, sizeof(hdr) - len, ",%s",
-				tt_cnt_names[i]);
+				lp_tt_cnt_names[i]);
 	snprintf(hdr + len, sizeof(hdr) - len, "%s",
 		 ",late_ops,answers,vmpin_leak_kb,foll_pin_delta,hugetlb_rsvd_delta,kernel_reports,verdict,note\n");
 	return hdr;
@@ -57,11 +57,11 @@ static long pin_delta(struct tt *t, bool *foreign, bool *short_pins)
 		return w->acq - w->rel;
 	case LP_PINS_SHORT:
 		*short_pins = true;
-		tt_note(t, "%s", w->why);
+		lp_tt_note(t, "%s", w->why);
 		return LONG_MIN;
 	case LP_PINS_FOREIGN:
 		*foreign = true;
-		tt_note(t, "nr_foll_pin not judged: %s", w->why);
+		lp_tt_note(t, "nr_foll_pin not judged: %s", w->why);
 		return LONG_MIN;
 	default:
 		return LONG_MIN;
@@ -82,8 +82,8 @@ static void answers_str(const struct tt *t, char *buf, size_t n)
 	for (i = 0; i < t->nanswers; i++)
 		len += snprintf(buf + len, n - len, "%s%s%s", i ? "|" : "",
 				t->answers[i] ? "-" : "",
-				t->answers[i] ? errno_name(t->answers[i]) : "0");
-	if (t->efault_race && !tt_contract_says(t, -EFAULT))
+				t->answers[i] ? lp_errno_name(t->answers[i]) : "0");
+	if (t->efault_race && !lp_tt_contract_says(t, -EFAULT))
 		snprintf(buf + len, n - len, "|-EFAULT(race)");
 }
 
@@ -107,8 +107,8 @@ static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
 	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	answers_str(t, ans, sizeof(ans));
 	fprintf(f, "torture-1,%s,%s,%s,%s,%s,%s,%zu,%u,%llu,%016llx,%zu,%s",
-		ts, kernel_release(), t->c ? contract_name(t->c) : "-",
-		cpu_accel(), t->ops->name, t->m.fs_type, t->len,
+		ts, lp_kernel_release(), t->c ? lp_contract_name(t->c) : "-",
+		lp_cpu_accel(), t->ops->name, t->m.fs_type, t->len,
 		t->o->seconds, (unsigned long long)e->seed,
 		(unsigned long long)e->seq, e->threads, e->names);
 	for (i = 0; i < TC_NR; i++)
@@ -129,16 +129,16 @@ static void summary(FILE *f, const struct tt *t, const struct tt_end *e)
 	char sz[32];
 	int i;
 
-	fmt_size(sz, sizeof(sz), t->len);
+	lp_fmt_size(sz, sizeof(sz), t->len);
 	fprintf(f, "torture %s %s %u s seed %llu, threads %s\n", t->ops->name,
 		sz, t->o->seconds, (unsigned long long)e->seed, e->names);
 	fputs("  ops:     ", f);
 	for (i = 0; i < TC_REG_OK; i++)
-		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);
+		fprintf(f, " %s %lu", lp_tt_cnt_names[i], t->cnt[i]);
 	fprintf(f, " (late %lu)", t->late);
 	fputs("\n  outcomes:", f);
 	for (i = TC_REG_OK; i < TC_NR; i++)
-		fprintf(f, " %s %lu", tt_cnt_names[i], t->cnt[i]);
+		fprintf(f, " %s %lu", lp_tt_cnt_names[i], t->cnt[i]);
 	fprintf(f, "\n  VmPin leak %ld kB, nr_foll_pin acquired-released ", e->leak);
 	put_opt(f, "%+ld", e->delta, e->delta != LONG_MIN, "not judged");
 	put_opt(f, ", HugePages_Rsvd %+ld", e->rsvd, e->rsvd != LONG_MIN,
@@ -169,7 +169,7 @@ static int tt_write(const struct tt *t, const struct tt_end *e)
 		free(text);
 		return lp_err(LP_EUSAGE, "out of memory");
 	}
-	ret = csv_append_text(t->o->csv, tt_header(), text);
+	ret = lp_csv_append_text(t->o->csv, lp_tt_header(), text);
 	free(text);
 	return ret;
 }
@@ -178,7 +178,7 @@ static int tt_write(const struct tt *t, const struct tt_end *e)
  * HugePages_Rsvd as the kernel's unsigned count, taken as signed: a
  * count taken below 0 (18446744073709551615) reads -1. LONG_MIN: absent.
  */
-long rsvd_now(void)
+long lp_rsvd_now(void)
 {
 	char line[128];
 	unsigned long v;
@@ -205,7 +205,7 @@ static long rsvd_delta(long rsvd0)
 	int i;
 
 	for (i = 0; i < 10; i++) {
-		d = rsvd_now() - rsvd0;
+		d = lp_rsvd_now() - rsvd0;
 		if (!d)
 			break;
 		usleep(100000);
@@ -217,7 +217,7 @@ static long rsvd_delta(long rsvd0)
  * HugePages_Rsvd fell over a run: it reads below @before, or above the
  * @total of huge pages (a count taken below 0 reads huge).
  */
-bool rsvd_fell(long before, long after, long total)
+bool lp_rsvd_fell(long before, long after, long total)
 {
 	return after < before || after > total;
 }
@@ -228,7 +228,7 @@ bool rsvd_fell(long before, long after, long total)
  * reservation a truncation gave back can be given back twice: at most
  * @resv, what the run's truncations can have given back (lp_trunc_resv()).
  */
-bool rsvd_explained(long fell, long resv)
+bool lp_rsvd_explained(long fell, long resv)
 {
 	return fell > 0 && fell <= resv;
 }
@@ -261,7 +261,7 @@ long lp_trunc_resv(long cut, long freed, long fell, bool fell_known)
  * "defect" when that defect is all; else "unchecked" (no contract row
  * for TYPE's answers) or "pass".
  */
-const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
+const char *lp_tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
 		       bool unchecked)
 {
 	if (bad || (rsvd_moved && !rsvd_known))
@@ -281,18 +281,18 @@ const char *tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
  */
 static const char *rsvd_defect(struct tt *t, const struct tt_end *e)
 {
-	const char *name = contract_torture_rsvd(t->c, t->ops->name);
+	const char *name = lp_contract_torture_rsvd(t->c, t->ops->name);
 	long fell = -e->rsvd, resv = t->trunc_resv;
 
-	if (!name || !rsvd_fell(e->rsvd0, e->rsvd0 + e->rsvd,
-				meminfo_kb("HugePages_Total:")))
+	if (!name || !lp_rsvd_fell(e->rsvd0, e->rsvd0 + e->rsvd,
+				lp_meminfo_kb("HugePages_Total:")))
 		return NULL;
-	if (rsvd_explained(fell, resv)) {
-		tt_note(t, "HugePages_Rsvd fell by %ld: the known kernel defect %s (a truncation racing a fault on a reserved huge page gives its reservation back twice), which the %lu truncations here, giving back at most %ld reservations of pages they cut while those held none, can explain",
+	if (lp_rsvd_explained(fell, resv)) {
+		lp_tt_note(t, "HugePages_Rsvd fell by %ld: the known kernel defect %s (a truncation racing a fault on a reserved huge page gives its reservation back twice), which the %lu truncations here, giving back at most %ld reservations of pages they cut while those held none, can explain",
 			fell, name, t->cnt[TC_TRUNCATE], resv);
 		return name;
 	}
-	tt_note(t, "HugePages_Rsvd fell by %ld, more than the %ld reservations that the %lu truncations can have given back of pages they cut while those held none: not the known defect %s",
+	lp_tt_note(t, "HugePages_Rsvd fell by %ld, more than the %ld reservations that the %lu truncations can have given back of pages they cut while those held none: not the known defect %s",
 		fell, resv, t->cnt[TC_TRUNCATE], name);
 	return NULL;
 }
@@ -301,7 +301,7 @@ static const char *rsvd_defect(struct tt *t, const struct tt_end *e)
  * Judge the run after its threads and the teardown: pins and hugetlb
  * reservations back, no bad answer, no kernel report.
  */
-int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
+int lp_tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 		     struct tt_end *e)
 {
 	bool reg_threads = false, none_ok, foreign = false, short_pins = false;
@@ -314,19 +314,19 @@ int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 
 	for (i = 0, e->seq = 0xcbf29ce484222325ULL; i < n; i++)
 		e->seq = (e->seq ^ h[i].seq) * 0x100000001B3ULL;
-	e->leak = vmpin_wait(e->vmpin0, 2000, &took) - e->vmpin0;
+	e->leak = lp_vmpin_wait(e->vmpin0, 2000, &took) - e->vmpin0;
 	e->delta = pin_delta(t, &foreign, &short_pins);
 	e->rsvd = e->rsvd0 < 0 ? LONG_MIN : rsvd_delta(e->rsvd0);
 	if (e->leak)
-		tt_note(t, "pin leak: VmPin %+ld kB", e->leak);
+		lp_tt_note(t, "pin leak: VmPin %+ld kB", e->leak);
 	if (e->delta && e->delta != LONG_MIN)
-		tt_note(t, "nr_foll_pin acquired - released %+ld", e->delta);
+		lp_tt_note(t, "nr_foll_pin acquired - released %+ld", e->delta);
 	if (e->rsvd && e->rsvd != LONG_MIN)
-		tt_note(t, "HugePages_Rsvd %+ld after the teardown", e->rsvd);
+		lp_tt_note(t, "HugePages_Rsvd %+ld after the teardown", e->rsvd);
 	e->reports = e->kmsg < 0 ? -1 :
-		     kmsg_reports(e->kmsg, report, sizeof(report));
+		     lp_kmsg_reports(e->kmsg, report, sizeof(report));
 	if (e->reports > 0)
-		tt_note(t, "%ld kernel reports, the first: %s", e->reports, report);
+		lp_tt_note(t, "%ld kernel reports, the first: %s", e->reports, report);
 	moved = e->rsvd && e->rsvd != LONG_MIN;
 	known = moved ? rsvd_defect(t, e) : NULL;
 	/* where TYPE registers, the run must show that it did */
@@ -335,9 +335,9 @@ int tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 			       !strcmp(h[i].op->name, "io");
 	none_ok = reg_threads && t->reg_expected && !t->cnt[TC_REG_OK];
 	if (none_ok)
-		tt_note(t, "no registration succeeded in %lu (the contract lets %s register): the run tested nothing pinned",
+		lp_tt_note(t, "no registration succeeded in %lu (the contract lets %s register): the run tested nothing pinned",
 			t->cnt[TC_REG] + t->cnt[TC_UPD], t->ops->name);
-	e->verdict = tt_verdict(none_ok || t->cnt[TC_REG_BAD] || t->cnt[TC_IO_BAD] ||
+	e->verdict = lp_tt_verdict(none_ok || t->cnt[TC_REG_BAD] || t->cnt[TC_IO_BAD] ||
 				t->cnt[TC_HARNESS_ERR] || e->leak ||
 				e->reports > 0 || short_pins ||
 				(e->delta && e->delta != LONG_MIN),

@@ -1,7 +1,8 @@
 #!/bin/bash
 # layers.sh: the harness stays layered (tests/py/layers.py over the
-# objects of the build): no circle of files or folders in harness/, and
-# core/ refers to nothing outside it.
+# objects of the build): no circle of files or folders in harness/,
+# core/ refers to nothing outside it, and every exported symbol carries
+# the prefix lp_.
 # shellcheck source-path=SCRIPTDIR
 . "$(dirname "$0")/../lib.sh"
 command -v nm >/dev/null || skip "no nm (apt-get install -y binutils)"

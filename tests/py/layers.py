@@ -4,11 +4,17 @@ each object of harness/ defines and uses (nm), a file refers to another
 when it uses a function or table the other defines. No file may refer,
 directly or through others, back to itself (a circle); no folder may
 either (cli/ above the modes above pinners/ and mem/ above core/); and
-core/ refers to nothing outside it. Prints each breach; exit 1 if any."""
+core/ refers to nothing outside it; and every symbol an object exports
+(a function or table another file could use) carries the project's
+prefix, lp_ (LP_ for constants), so that longpin's names never meet a
+library's. Prints each breach; exit 1 if any."""
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+
+PREFIXES = ("lp_", "LP_")
 
 
 def graph(src, objdir):
@@ -32,7 +38,7 @@ def graph(src, objdir):
             d = defs.get(s)
             if d and d != f:
                 edges[f].setdefault(d, s)
-    return sorted(uses), edges
+    return sorted(uses), edges, defs
 
 
 def circles(nodes, edges):
@@ -77,7 +83,7 @@ def circles(nodes, edges):
 def main():
     if len(sys.argv) != 3:
         sys.exit("usage: layers.py SRCDIR OBJDIR")
-    files, edges = graph(sys.argv[1], sys.argv[2])
+    files, edges, defs = graph(sys.argv[1], sys.argv[2])
     if not files:
         sys.exit(f"no objects of harness/ under {sys.argv[2]}: build first")
     bad = []
@@ -95,10 +101,13 @@ def main():
                    "; ".join(fedges[a][b] for a in c for b in fedges[a] if b in c))
     for b, why in fedges.get("core", {}).items():
         bad.append(f"core/ refers to {b}/: {why}")
+    for sym, f in sorted(defs.items()):
+        if not sym.startswith(PREFIXES) and sym != "main":
+            bad.append(f"{f} exports {sym} without the prefix lp_: make it static or name it lp_{sym}")
     for b in bad:
         print(b)
     print(f"{len(files)} files, {sum(len(e) for e in edges.values())} references, "
-          f"{len(bad)} breaches")
+          f"{len(defs)} exported symbols, {len(bad)} breaches")
     sys.exit(1 if bad else 0)
 
 

@@ -104,7 +104,7 @@ static const struct leak_case leaks[] = {
 
 static const struct contract *named(const char *name)
 {
-	const struct contract *c = contract_by_name(name);
+	const struct contract *c = lp_contract_by_name(name);
 
 	if (!c)
 		printf("FAIL contract %s is not embedded\n", name);
@@ -119,11 +119,11 @@ static int check_selects(void)
 
 	for (i = 0; i < ARRAY_SIZE(selects); i++) {
 		setenv("LONGPIN_KERNEL_RELEASE", selects[i].release, 1);
-		c = contract_select(&why);
-		if (c ? !selects[i].want || strcmp(contract_name(c), selects[i].want) :
+		c = lp_contract_select(&why);
+		if (c ? !selects[i].want || strcmp(lp_contract_name(c), selects[i].want) :
 			!!selects[i].want) {
 			printf("FAIL release %s: %s, want %s (%s)\n",
-			       selects[i].release, contract_name(c),
+			       selects[i].release, lp_contract_name(c),
 			       selects[i].want ? selects[i].want : "none", why);
 			return 1;
 		}
@@ -150,12 +150,12 @@ static int check_lookups(void)
 			return 1;
 		err = 1;
 		flag = false;
-		found = contract_lookup_pinner(c, l->pinner, l->mem, l->pf,
+		found = lp_contract_lookup_pinner(c, l->pinner, l->mem, l->pf,
 					       l->size, &err, &flag);
 		if (found != l->found || (found && (err != l->want || flag != l->nofault))) {
 			printf("FAIL %s %s %s %s %zu: found %d, %d%s; want %d, %d%s\n",
 			       l->contract, l->pinner ? l->pinner : "(io_uring)",
-			       l->mem, prefault_name(l->pf), l->size, found,
+			       l->mem, lp_prefault_name(l->pf), l->size, found,
 			       err, flag ? " nofault" : "", l->found, l->want,
 			       l->nofault ? " nofault" : "");
 			return 1;
@@ -168,12 +168,12 @@ static int check_lookups(void)
 			return 1;
 		err = 1;
 		flag = false;
-		found = contract_lookup_case(c, k->lcase, k->mem, k->pf, M4, &err,
+		found = lp_contract_lookup_case(c, k->lcase, k->mem, k->pf, M4, &err,
 					     &flag);
 		if (found != k->found || (found && (err != k->want || flag != k->defect))) {
 			printf("FAIL %s lifetime %s %s %s: found %d, %d%s; want %d, %d%s\n",
 			       k->contract, k->lcase, k->mem,
-			       prefault_name(k->pf), found, err,
+			       lp_prefault_name(k->pf), found, err,
 			       flag ? " defect" : "", k->found, k->want,
 			       k->defect ? " defect" : "");
 			return 1;
@@ -184,7 +184,7 @@ static int check_lookups(void)
 		c = named(x->contract);
 		if (!c)
 			return 1;
-		got = contract_leak(c, x->pinner, x->mem, PF_WRITE, M4);
+		got = lp_contract_leak(c, x->pinner, x->mem, PF_WRITE, M4);
 		if (got ? !x->want || strcmp(got, x->want) : !!x->want) {
 			printf("FAIL %s %s %s: leak %s, want %s\n", x->contract,
 			       x->pinner, x->mem, got ? got : "none",
@@ -197,7 +197,7 @@ static int check_lookups(void)
 
 int main(void)
 {
-	if (vmstat_value("gup_longterm_fast_pages") >= 0) {
+	if (lp_vmstat_value("gup_longterm_fast_pages") >= 0) {
 		printf("SKIP: this kernel has our series' vm events, which choose the contract longpin whatever the release\n");
 		return 77;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * lt-row: the verdict of a lifetime row (harness/lifetime/lt_row.c's
- * lt_emit(), which judges with row_judge()). A row whose contract names
+ * lp_lt_emit(), which judges with lp_row_judge()). A row whose contract names
  * a known loss (-EIO defect) reads "defect" only when the loss showed
  * and every other step held, "fixed" when the data survived pages that
  * left memory, "unexercised" when the case did not happen, and "fail"
@@ -85,7 +85,7 @@ int main(void)
 		t.lost = c->lost;
 		t.failed = c->failed;
 		strcpy(t.check, c->lost ? "mismatch" : "ok");
-		ret = lt_emit(&t, "lifetime-reclaim", c->result);
+		ret = lp_lt_emit(&t, "lifetime-reclaim", c->result);
 		if (strcmp(t.r.verdict, c->want) || ret != c->want_ret) {
 			printf("FAIL %s: %s (returned %d), want %s (%d); note: %s\n",
 			       c->what, t.r.verdict, ret, c->want, c->want_ret,

@@ -2,15 +2,15 @@
 /*
  * pin-row: a pinner row's pins against the contract's known leak
  * (harness/register/judge.c's lp_pin_row_judge(), as register.c's
- * row_run() calls it with its pin window's figures, then row_judge()): a row whose leak is named reads "defect"
- * only when exactly the buffer's device-dax pins leaked, "fixed" when
+ * lp_row_run() calls it with its pin window's figures, then
+ * lp_row_judge()): a row whose leak is named reads "defect" only when exactly the buffer's device-dax pins leaked, "fixed" when
  * its pins balance, "fail" for any other leak, and "unchecked" (never
  * "pass") where the counters cannot tell the row's pins (--concurrent,
  * a pinner with I/O, none at all); any row reads "unchecked" where other
  * pinners moved the counters, and "fail" where fewer pins were acquired
  * than it took; a row without a known leak fails on any imbalance its
  * counters can see. And the checks beside the answer
- * (row_checks()) fail a row on a page faulted where the contract says
+ * (lp_row_checks()) fail a row on a page faulted where the contract says
  * none may be, a pin left or a bad data check; and the pins the window
  * must see acquired leave out a read-only pin's zero-page PTEs
  * (lp_pins_counted()). Exit 0, or 1 naming the first case that fails.
@@ -88,7 +88,7 @@ static const struct pins_case cases[] = {
 };
 
 /*
- * The checks beside the answer (row_checks()): a page faulted where the
+ * The checks beside the answer (lp_row_checks()): a page faulted where the
  * contract says none may be, a pin left, a cycle's other answer, the
  * data check.
  */
@@ -159,8 +159,8 @@ static int check_checks(void)
 		memcpy(r.vmpin, c->vmpin, sizeof(r.vmpin));
 		snprintf(r.io.check, sizeof(r.io.check), "%s", c->io_check);
 		note[0] = '\0';
-		if (row_checks(&r, note, sizeof(note)) != c->want) {
-			printf("FAIL row_checks: %s: %s, want %s; note: %s\n",
+		if (lp_row_checks(&r, note, sizeof(note)) != c->want) {
+			printf("FAIL lp_row_checks: %s: %s, want %s; note: %s\n",
 			       c->what, c->want ? "passed" : "failed",
 			       c->want ? "fail" : "pass", note);
 			return 1;
@@ -187,7 +187,7 @@ int main(void)
 		note[0] = '\0';
 		d = DEFECT_NONE;
 		failed = lp_pin_row_judge(&c->p, &r, &d, note, sizeof(note));
-		row_judge(&r, failed, d, note);
+		lp_row_judge(&r, failed, d, note);
 		if (strcmp(r.verdict, c->want)) {
 			printf("FAIL %s: %s, want %s; note: %s\n", c->what,
 			       r.verdict, c->want, note);

@@ -2,7 +2,7 @@
 /*
  * probe-window: --mmap-probe's prober counts of each call only its time
  * inside the registration windows (harness/pinners/uring_cycles.c,
- * probe_in_windows()). Exit 0, or 1 naming the first case that fails.
+ * lp_probe_in_windows()). Exit 0, or 1 naming the first case that fails.
  */
 #include <stdio.h>
 #include <stdint.h>
@@ -45,7 +45,7 @@ static int pw_check(const struct pw_case *c)
 	uint32_t ns[4] = { 0 };
 	size_t k, i;
 
-	k = probe_in_windows(c->call, c->ncall, c->win, c->nwin, ns);
+	k = lp_probe_in_windows(c->call, c->ncall, c->win, c->nwin, ns);
 	if (k != c->want_k) {
 		printf("FAIL %s: %zu calls counted, want %zu\n", c->what, k,
 		       c->want_k);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * row-judge: the verdict of a row (harness/core/verdict.c's row_judge()).
+ * row-judge: the verdict of a row (harness/core/verdict.c's lp_row_judge()).
  * A contract's known defect changes only how an answer that matched the
  * contract's came out: a wrong answer stays "fail" whatever the defect
  * (a vfio devdax row answering -EFAULT where 0 is expected), a case whose
@@ -70,7 +70,7 @@ int main(void)
 		r.unexercised = c->unexercised ? "no page left memory" : NULL;
 		r.unchecked = c->unchecked ? "other pinners moved nr_foll_pin" : NULL;
 		note[0] = '\0';
-		ret = row_judge(&r, c->failed, c->d, note);
+		ret = lp_row_judge(&r, c->failed, c->d, note);
 		if (strcmp(r.verdict, c->want) || ret != c->want_ret) {
 			printf("FAIL %s: %s (exit %d), want %s (exit %d)\n",
 			       c->what, r.verdict, ret, c->want, c->want_ret);

@@ -44,7 +44,7 @@ static const struct tt_op *trunc_op(void)
 	const struct tt_op *op;
 	size_t i;
 
-	for (i = 0; (op = tt_op_nth(i)); i++)
+	for (i = 0; (op = lp_tt_op_nth(i)); i++)
 		if (!strcmp(op->name, "trunc"))
 			return op;
 	return NULL;
@@ -116,10 +116,10 @@ static int check_steps(void)
 	 */
 	t.trunc_resv = 0;
 	t.rsvd_judged = true;
-	tt_resv_begin(&t);
+	lp_tt_resv_begin(&t);
 	for (i = 0; i < 40; i++)
 		op->step(&h);
-	tt_resv_end(&t);
+	lp_tt_resv_end(&t);
 	if (!t.trunc_resv) {
 		printf("FAIL 40 steps leaving holes, a reserving op in flight: trunc_resv 0, want the holes cut\n");
 		return 1;

@@ -64,7 +64,7 @@ static const struct verdict_case verdicts[] = {
 };
 
 /*
- * A registration's answer (tt_judge_reg()): the contract's answer, or
+ * A registration's answer (lp_tt_judge_reg()): the contract's answer, or
  * -EFAULT excused only when an op that may leave a range unmapped,
  * read-only or past EOF (remap, mremap, trunc, mprotect) ran during that
  * very call: it was running when the call began (@active), or began or
@@ -114,23 +114,23 @@ static int check_regs(void)
 		t.efault_race = c->efault_race;
 		t.unchecked = c->unchecked;
 		if (c->active)
-			tt_lay_begin(&t);
-		snap = tt_snap_take(&t);
+			lp_tt_lay_begin(&t);
+		snap = lp_tt_snap_take(&t);
 		if (c->during) {
-			tt_lay_begin(&t);
-			tt_lay_end(&t);
+			lp_tt_lay_begin(&t);
+			lp_tt_lay_end(&t);
 		}
-		tt_judge_reg(&h, c->ret, "register", &snap);
+		lp_tt_judge_reg(&h, c->ret, "register", &snap);
 		for (j = 0; j < ARRAY_SIZE(outcomes); j++) {
 			if (t.cnt[outcomes[j]] == (outcomes[j] == c->want))
 				continue;
-			printf("FAIL tt_judge_reg: %s: counted %s %lu, want %s\n",
-			       c->what, tt_cnt_names[outcomes[j]],
-			       t.cnt[outcomes[j]], tt_cnt_names[c->want]);
+			printf("FAIL lp_tt_judge_reg: %s: counted %s %lu, want %s\n",
+			       c->what, lp_tt_cnt_names[outcomes[j]],
+			       t.cnt[outcomes[j]], lp_tt_cnt_names[c->want]);
 			return 1;
 		}
 		if (c->want == TC_REG_BAD && !strstr(t.note, "register answered")) {
-			printf("FAIL tt_judge_reg: %s: note '%s' names no bad answer\n",
+			printf("FAIL lp_tt_judge_reg: %s: note '%s' names no bad answer\n",
 			       c->what, t.note);
 			return 1;
 		}
@@ -153,19 +153,19 @@ static int check_contracts(void)
 	size_t i, j;
 
 	for (i = 0; i < ARRAY_SIZE(contracts); i++) {
-		c = contract_by_name(contracts[i]);
+		c = lp_contract_by_name(contracts[i]);
 		if (!c) {
 			printf("FAIL contract %s: not embedded\n", contracts[i]);
 			return 1;
 		}
-		name = contract_torture_rsvd(c, "memfd-hugetlb");
+		name = lp_contract_torture_rsvd(c, "memfd-hugetlb");
 		if (!name || strcmp(name, "hugetlb-truncate-race")) {
 			printf("FAIL contract %s: memfd-hugetlb's Rsvd defect is %s, want hugetlb-truncate-race\n",
 			       contracts[i], name ? name : "none");
 			return 1;
 		}
 		for (j = 0; j < ARRAY_SIZE(not_named); j++) {
-			name = contract_torture_rsvd(c, not_named[j]);
+			name = lp_contract_torture_rsvd(c, not_named[j]);
 			if (name) {
 				printf("FAIL contract %s: %s has a Rsvd defect (%s), want none\n",
 				       contracts[i], not_named[j], name);
@@ -185,16 +185,16 @@ int main(void)
 
 	for (i = 0; i < ARRAY_SIZE(fells); i++) {
 		f = &fells[i];
-		if (rsvd_fell(f->before, f->after, f->total) != f->want) {
-			printf("FAIL rsvd_fell: %s: %d, want %d\n", f->what,
+		if (lp_rsvd_fell(f->before, f->after, f->total) != f->want) {
+			printf("FAIL lp_rsvd_fell: %s: %d, want %d\n", f->what,
 			       !f->want, f->want);
 			return 1;
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(explained); i++) {
-		if (rsvd_explained(explained[i].fell, explained[i].cut) !=
+		if (lp_rsvd_explained(explained[i].fell, explained[i].cut) !=
 		    explained[i].want) {
-			printf("FAIL rsvd_explained: %s: %d, want %d\n",
+			printf("FAIL lp_rsvd_explained: %s: %d, want %d\n",
 			       explained[i].what, !explained[i].want,
 			       explained[i].want);
 			return 1;
@@ -202,7 +202,7 @@ int main(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(verdicts); i++) {
 		v = &verdicts[i];
-		got = tt_verdict(v->bad, v->moved, v->known, v->unchecked);
+		got = lp_tt_verdict(v->bad, v->moved, v->known, v->unchecked);
 		if (strcmp(got, v->want)) {
 			printf("FAIL verdict: %s: %s, want %s\n", v->what, got,
 			       v->want);
