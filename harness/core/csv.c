@@ -18,6 +18,23 @@
 
 #include "longpin.h"
 
+/* the verdicts' words, as the CSV, the table and longpin-compare spell them */
+static const char *const verdict_names[] = {
+	[LP_VERDICT_NONE] = "-",
+	[LP_VERDICT_PASS] = "pass",
+	[LP_VERDICT_DEFECT] = "defect",
+	[LP_VERDICT_FIXED] = "fixed",
+	[LP_VERDICT_UNEXERCISED] = "unexercised",
+	[LP_VERDICT_UNCHECKED] = "unchecked",
+	[LP_VERDICT_FAIL] = "fail",
+	[LP_VERDICT_SKIP] = "skip",
+};
+
+const char *lp_verdict_name(enum lp_verdict v)
+{
+	return (unsigned int)v < ARRAY_SIZE(verdict_names) ? verdict_names[v] : "-";
+}
+
 static const char csv_header[] =
 	"schema,source,timestamp,kernel,contract,memtype,prefault,size,op,"
 	"pinner,fs_type,dax,thp_kb,result,errno,expected,verdict,"
@@ -70,7 +87,7 @@ static void put_expected(FILE *f, const struct row *r)
  */
 static void put_result(FILE *f, const struct row *r)
 {
-	if (r->verdict && !strcmp(r->verdict, "skip"))
+	if (r->verdict == LP_VERDICT_SKIP)
 		fputs(",-,-", f);
 	else if (-r->result == LP_REFUSED || -r->result == LP_PARTIAL)
 		fprintf(f, ",-%s,%s", lp_errno_name(r->result),
@@ -170,7 +187,7 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_long(f, r->thp_kb);
 	put_result(f, r);
 	put_expected(f, r);
-	fprintf(f, ",%s", r->verdict);
+	fprintf(f, ",%s", lp_verdict_name(r->verdict));
 	put_num(f, "%.1f", r->reg_ns);
 	put_num(f, "%.1f", r->unreg_ns);
 	for (i = 0; i < 3; i++)

@@ -355,6 +355,25 @@ struct cycles_result {
 /* the figures of struct row's pg[], in the CSV's order */
 enum { RP_MOVED, RP_DIRTY_UNPIN_KB, RP_OUT, RP_INTACT, RP_NR };
 
+/*
+ * A row's verdict, one thing each (docs/harness.md, "Exit status and
+ * verdicts"); lp_verdict_name() gives the word the table, the CSV and
+ * longpin-compare use.
+ */
+enum lp_verdict {
+	LP_VERDICT_NONE,	/* not judged */
+	LP_VERDICT_PASS,
+	LP_VERDICT_DEFECT,	/* the contract's known defect showed */
+	LP_VERDICT_FIXED,	/* it did not */
+	LP_VERDICT_UNEXERCISED,	/* the case did not happen */
+	LP_VERDICT_UNCHECKED,	/* a check the row needs could not be made */
+	LP_VERDICT_FAIL,
+	LP_VERDICT_SKIP,	/* the case did not run here */
+};
+
+/* csv.c: the word of @v ("pass", ...), "-" for none */
+const char *lp_verdict_name(enum lp_verdict v);
+
 /* One row of the CSV; NaN figures and negative counts are written as "-". */
 struct row {
 	/* a row of another tool (fio-jobs/fio2csv.sh): NULL for longpin's */
@@ -375,7 +394,7 @@ struct row {
 	bool have_expected;
 	int expected;
 	bool nofault;			/* expected: no page faulted */
-	const char *verdict;
+	enum lp_verdict verdict;
 	double reg_ns, unreg_ns;	/* per 4 KiB page */
 	long vmpin[3];			/* before, registered, after */
 	long pin_acq, pin_rel;		/* -1: unknown */
@@ -422,7 +441,7 @@ int lp_csv_append_text(const char *path, const char *hdr, const char *rows);
 int lp_csv_to_stdout(void);
 
 /* verdict.c: a row's verdict, its line in the table, and its write */
-const char *lp_row_verdict(const struct row *r);
+enum lp_verdict lp_row_verdict(const struct row *r);
 void lp_table_print(const struct row *r, bool header, const struct opts *o);
 void lp_table_print_lifetime(const struct row *r, bool header);
 /*

@@ -12,11 +12,11 @@
 #include "longpin.h"
 
 /* A row's verdict from its answer and the contract's (-: unchecked). */
-const char *lp_row_verdict(const struct row *r)
+enum lp_verdict lp_row_verdict(const struct row *r)
 {
 	if (!r->have_expected)
-		return "unchecked";
-	return r->result == r->expected ? "pass" : "fail";
+		return LP_VERDICT_UNCHECKED;
+	return r->result == r->expected ? LP_VERDICT_PASS : LP_VERDICT_FAIL;
 }
 
 static void result_str(char *buf, size_t n, int v)
@@ -83,7 +83,7 @@ void lp_table_print(const struct row *r, bool header, const struct opts *o)
 			 r->cyc.probe_max_us, r->cyc.probe_p999_us,
 			 (unsigned long long)r->cyc.probe_calls);
 	printf(T_MEM " %-8s %5s %-12s %-12s %-7s %9.0f %11.0f %7ld %6s %-8s %11s %11s %11s",
-	       r->mem, lp_prefault_name(r->pf), size, res, exp, r->verdict,
+	       r->mem, lp_prefault_name(r->pf), size, res, exp, lp_verdict_name(r->verdict),
 	       r->reg_ns, r->unreg_ns, r->vmpin[2] - r->vmpin[0], thp,
 	       r->io.check[0] ? r->io.check : "-", fixed, plain, ratio);
 	if (o->cycles)
@@ -111,7 +111,7 @@ void lp_table_print_lifetime(const struct row *r, bool header)
 	snprintf(vmpin, sizeof(vmpin), "%ld / %ld / %ld", r->vmpin[0],
 		 r->vmpin[1], r->vmpin[2]);
 	printf("%-24s " T_MEM " %-8s %5s %-12s %-12s %-11s %-26s %s\n", r->op,
-	       r->mem, lp_prefault_name(r->pf), size, res, exp, r->verdict, vmpin,
+	       r->mem, lp_prefault_name(r->pf), size, res, exp, lp_verdict_name(r->verdict), vmpin,
 	       r->io.check[0] ? r->io.check : "-");
 	note_line(r);
 }
@@ -143,29 +143,29 @@ int lp_row_judge(struct row *r, bool failed, enum row_defect d, const char *note
 		    !r->result;
 
 	if (failed)
-		r->verdict = "fail";
+		r->verdict = LP_VERDICT_FAIL;
 	else if (!r->have_expected)
-		r->verdict = "unchecked";
+		r->verdict = LP_VERDICT_UNCHECKED;
 	else if (r->result != r->expected && !kept)
-		r->verdict = "fail";
+		r->verdict = LP_VERDICT_FAIL;
 	else if (r->unexercised || d == DEFECT_UNEXERCISED)
-		r->verdict = "unexercised";
+		r->verdict = LP_VERDICT_UNEXERCISED;
 	else if (r->unchecked)
-		r->verdict = "unchecked";
+		r->verdict = LP_VERDICT_UNCHECKED;
 	else if (d == DEFECT_SHOWN)
-		r->verdict = "defect";
+		r->verdict = LP_VERDICT_DEFECT;
 	else if (d == DEFECT_ABSENT)
-		r->verdict = "fixed";
+		r->verdict = LP_VERDICT_FIXED;
 	else
-		r->verdict = "pass";
-	if (!strcmp(r->verdict, "defect"))
+		r->verdict = LP_VERDICT_PASS;
+	if (r->verdict == LP_VERDICT_DEFECT)
 		lp_warn("%s %s %s: a known defect of this kernel (contract %s): %s",
 			r->op, r->mem, lp_prefault_name(r->pf), r->contract, note);
-	if (!strcmp(r->verdict, "fixed"))
+	if (r->verdict == LP_VERDICT_FIXED)
 		lp_warn("%s %s %s: the contract's known defect did not show (contract %s): %s",
 			r->op, r->mem, lp_prefault_name(r->pf), r->contract, note);
 	r->note = note;
-	return !strcmp(r->verdict, "fail") ? LP_FAIL : LP_OK;
+	return r->verdict == LP_VERDICT_FAIL ? LP_FAIL : LP_OK;
 }
 
 /* the prefaults this process wrote a row of */
@@ -178,7 +178,7 @@ unsigned int lp_rows_written_pf(void)
 
 int lp_row_skip(struct row *r, const struct opts *o, const char *why)
 {
-	r->verdict = "skip";
+	r->verdict = LP_VERDICT_SKIP;
 	r->note = why;
 	r->reg_ns = r->unreg_ns = NAN;
 	r->fs_type = r->fs_type ? r->fs_type : "-";

@@ -269,7 +269,7 @@ static void pair_verdict(struct pair *p, char **m, struct row *row)
 	len = snprintf(p->note, n, "fio %s mem=%s", m[M_PAIR], m[M_MEM]);
 	for (r = 1; r < p->rep && len < n; r++)
 		if (atoi(p->fixed[r][J_ERR]) != e) {
-			row->verdict = "fail";
+			row->verdict = LP_VERDICT_FAIL;
 			len += snprintf(p->note + len, n - len,
 					"; repeat %u answered %s", r + 1,
 					p->fixed[r][J_ERR]);

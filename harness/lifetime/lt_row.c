@@ -72,7 +72,7 @@ int lp_lt_emit(struct lt *t, const char *op, int result)
 			d, t->note);
 	ret = lp_row_write(r, t->o, !t->header_done, ret);
 	t->header_done = true;
-	if (ret == LP_OK && !strcmp(r->verdict, "unexercised"))
+	if (ret == LP_OK && r->verdict == LP_VERDICT_UNEXERCISED)
 		return LT_UNEXERCISED;
 	return ret;
 }

@@ -131,7 +131,7 @@ struct tt_end {
 	long leak, delta;		/* delta: LONG_MIN when not judged */
 	long rsvd;			/* HugePages_Rsvd after - before */
 	long reports;			/* kernel reports meanwhile, -1: not read */
-	const char *verdict;
+	enum lp_verdict verdict;
 };
 
 /* torture.c: longpin torture */
@@ -190,7 +190,7 @@ bool lp_rsvd_fell(long before, long after, long total);
 bool lp_rsvd_explained(long fell, long cut);
 /* what one truncation can have given back twice (hugetlb-truncate-race) */
 long lp_trunc_resv(long cut, long freed, long fell, bool fell_known);
-const char *lp_tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
+enum lp_verdict lp_tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
 		       bool unchecked);
 /* judge the run after its threads and the teardown, write its row */
 int lp_tt_finish(struct tt *t, const struct tt_thr *h, size_t n,

@@ -117,7 +117,7 @@ static void put_row(FILE *f, const struct tt *t, const struct tt_end *e)
 	put_opt(f, ",%ld", e->delta, e->delta != LONG_MIN, ",-");
 	put_opt(f, ",%ld", e->rsvd, e->rsvd != LONG_MIN, ",-");
 	put_opt(f, ",%ld", e->reports, e->reports >= 0, ",-");
-	fprintf(f, ",%s,", e->verdict);
+	fprintf(f, ",%s,", lp_verdict_name(e->verdict));
 	for (p = t->note; *p; p++)
 		fputc(*p == ',' ? ';' : *p == '\n' ? ' ' : *p, f);
 	fputc('\n', f);
@@ -145,8 +145,8 @@ static void summary(FILE *f, const struct tt *t, const struct tt_end *e)
 		", HugePages_Rsvd not judged");
 	put_opt(f, ", kernel reports %ld", e->reports, e->reports >= 0,
 		", kernel log not read (not root)");
-	fprintf(f, "\n  verdict %s%s%s\n", e->verdict, t->note[0] ? ": " : "",
-		t->note);
+	fprintf(f, "\n  verdict %s%s%s\n", lp_verdict_name(e->verdict),
+		t->note[0] ? ": " : "", t->note);
 }
 
 static int tt_write(const struct tt *t, const struct tt_end *e)
@@ -261,14 +261,14 @@ long lp_trunc_resv(long cut, long freed, long fell, bool fell_known)
  * "defect" when that defect is all; else "unchecked" (no contract row
  * for TYPE's answers) or "pass".
  */
-const char *lp_tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
-		       bool unchecked)
+enum lp_verdict lp_tt_verdict(bool bad, bool rsvd_moved, bool rsvd_known,
+			      bool unchecked)
 {
 	if (bad || (rsvd_moved && !rsvd_known))
-		return "fail";
+		return LP_VERDICT_FAIL;
 	if (rsvd_moved)
-		return "defect";
-	return unchecked ? "unchecked" : "pass";
+		return LP_VERDICT_DEFECT;
+	return unchecked ? LP_VERDICT_UNCHECKED : LP_VERDICT_PASS;
 }
 
 /*
@@ -345,5 +345,5 @@ int lp_tt_finish(struct tt *t, const struct tt_thr *h, size_t n,
 	ret = tt_write(t, e);
 	if (ret != LP_OK)
 		return ret;
-	return !strcmp(e->verdict, "fail") ? LP_FAIL : LP_OK;
+	return e->verdict == LP_VERDICT_FAIL ? LP_FAIL : LP_OK;
 }

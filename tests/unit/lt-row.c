@@ -86,9 +86,9 @@ int main(void)
 		t.failed = c->failed;
 		strcpy(t.check, c->lost ? "mismatch" : "ok");
 		ret = lp_lt_emit(&t, "lifetime-reclaim", c->result);
-		if (strcmp(t.r.verdict, c->want) || ret != c->want_ret) {
+		if (strcmp(lp_verdict_name(t.r.verdict), c->want) || ret != c->want_ret) {
 			printf("FAIL %s: %s (returned %d), want %s (%d); note: %s\n",
-			       c->what, t.r.verdict, ret, c->want, c->want_ret,
+			       c->what, lp_verdict_name(t.r.verdict), ret, c->want, c->want_ret,
 			       t.r.note);
 			return 1;
 		}

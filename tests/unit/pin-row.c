@@ -188,9 +188,9 @@ int main(void)
 		d = DEFECT_NONE;
 		failed = lp_pin_row_judge(&c->p, &r, &d, note, sizeof(note));
 		lp_row_judge(&r, failed, d, note);
-		if (strcmp(r.verdict, c->want)) {
+		if (strcmp(lp_verdict_name(r.verdict), c->want)) {
 			printf("FAIL %s: %s, want %s; note: %s\n", c->what,
-			       r.verdict, c->want, note);
+			       lp_verdict_name(r.verdict), c->want, note);
 			return 1;
 		}
 		if (c->note && !strstr(note, c->note)) {

@@ -71,9 +71,9 @@ int main(void)
 		r.unchecked = c->unchecked ? "other pinners moved nr_foll_pin" : NULL;
 		note[0] = '\0';
 		ret = lp_row_judge(&r, c->failed, c->d, note);
-		if (strcmp(r.verdict, c->want) || ret != c->want_ret) {
+		if (strcmp(lp_verdict_name(r.verdict), c->want) || ret != c->want_ret) {
 			printf("FAIL %s: %s (exit %d), want %s (exit %d)\n",
-			       c->what, r.verdict, ret, c->want, c->want_ret);
+			       c->what, lp_verdict_name(r.verdict), ret, c->want, c->want_ret);
 			return 1;
 		}
 	}

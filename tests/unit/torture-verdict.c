@@ -202,7 +202,8 @@ int main(void)
 	}
 	for (i = 0; i < ARRAY_SIZE(verdicts); i++) {
 		v = &verdicts[i];
-		got = lp_tt_verdict(v->bad, v->moved, v->known, v->unchecked);
+		got = lp_verdict_name(lp_tt_verdict(v->bad, v->moved, v->known,
+						    v->unchecked));
 		if (strcmp(got, v->want)) {
 			printf("FAIL verdict: %s: %s, want %s\n", v->what, got,
 			       v->want);
