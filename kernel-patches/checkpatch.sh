@@ -43,8 +43,13 @@ checkpatch_of() {
 		tar -C "$tmp" -xJf "$t" --wildcards --strip-components=1 '*/scripts/checkpatch.pl' \
 			'*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch' ||
 			{ rm -rf "$tmp"; echo "checkpatch: cannot take scripts/checkpatch.pl out of $t" >&2; return 2; }
-		rm -rf "$d"
-		mv "$tmp" "$d"
+		# a copy left broken is replaced; one that another run placed
+		# meanwhile (a rename: whole or absent) is kept, never removed
+		# under that run's checkpatch.pl
+		[ -e "$d" ] && [ ! -x "$d/scripts/checkpatch.pl" ] && rm -rf "$d"
+		mv -T "$tmp" "$d" 2>/dev/null || rm -rf "$tmp"
+		[ -x "$d/scripts/checkpatch.pl" ] ||
+			{ echo "checkpatch: cannot place scripts/checkpatch.pl in $d" >&2; return 2; }
 	fi
 	echo "$d"
 }
