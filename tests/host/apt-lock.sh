@@ -105,6 +105,12 @@ real-lock)
 	is_root || skip "holds /var/lib/dpkg/lock-frontend: root only"
 	real=/var/lib/dpkg/lock-frontend
 	[ -f "$real" ] || skip "no $real here (not Debian's dpkg)"
+	# one checkout at a time: another's hold of the real file would be
+	# taken for this one's, and this one's for the other's install
+	serial=/run/lock/longpin-apt-real-lock.lock
+	[ -d /run/lock ] || serial=/tmp/longpin-apt-real-lock.lock
+	exec 9>>"$serial"
+	flock 9
 	# flock(2) of the real file, never fcntl: apt and dpkg go on as ever
 	hold 2 "$real"
 	APT_STANDIN_LOCK=$real deps longpin-none
