@@ -34,6 +34,7 @@ PINNERS = "@LP_PINNERS@".split()
 if "LP_PINNERS" in PINNERS[0]:
     PINNERS = re.findall(r'LP_PINNER\(\w+, "([^"]+)"', (Path(__file__).resolve().parents[1] /
                          "harness/pinners/pinners.def").read_text())
+DEFAULT_PINNER = PINNERS[0]   # a row's pinner when it names none, as in longpin
 
 # The CSV schemas (docs/harness.md): 3 is 2 with pinner, 2 is 1 with accel,
 # 4 is 3 with nine columns before accel.
@@ -121,7 +122,7 @@ def fmt_range(r):
 def key_label(k, with_pf=True):
     """"anon write 4M", "fio randread-nullb anon write 4M", "gup-fast pin anon write 4M (xfs)"."""
     parts = [k.source] if k.source != "harness" else []
-    parts += [k.pinner] if k.pinner != "io_uring" else []
+    parts += [k.pinner] if k.pinner != DEFAULT_PINNER else []
     parts += [k.op] if k.op != "register" else []
     parts += [k.memtype] + ([k.prefault] if with_pf else []) + [fmt_size(k.size)]
     return " ".join(parts) + (f" ({k.fs})" if k.fs is not None else "")
@@ -179,7 +180,7 @@ def read_csv(path):
         if r["schema"] not in SCHEMAS:
             raise Usage(f"{path}:{line}: CSV schema {r['schema'][:20]}, this {PROG} reads schemas 1 to "
                         f"{max(SCHEMAS)}: use a matching longpin")
-        r.setdefault("pinner", "io_uring")    # schemas 1 and 2: all io_uring
+        r.setdefault("pinner", DEFAULT_PINNER)    # schemas 1 and 2: all the default's
         r["_line"] = line
         rows.append(r)
     return rows, hdr
@@ -333,7 +334,7 @@ class Compare:
         self.registered = [{} for _ in kernels]
         for reg, k in zip(self.registered, kernels):
             for r in k.rows:
-                if r["source"] == "harness" and r["pinner"] == "io_uring" and r["op"] == "register":
+                if r["source"] == "harness" and r["pinner"] == DEFAULT_PINNER and r["op"] == "register":
                     reg.setdefault((r["memtype"], r["prefault"]), set()).add(row_result(r))
 
     def make_keys(self):
@@ -866,7 +867,7 @@ class Grid:
         self.bottom = GRID_Y + sum(self.rh)
         # the legend's swatches, flowing over lines; then the notes, word-wrapped
         self.legend, lx, ly = [], MARGIN, self.bottom + 18
-        gup = any(p != "io_uring" for p in self.c.pinners)   # REFUSED and PARTIAL are gup's answers
+        gup = any(p != DEFAULT_PINNER for p in self.c.pinners)   # REFUSED and PARTIAL are gup's answers
         for name, _, _, what in (x for x in COLOURS if gup or x[0] not in ("REFUSED", "PARTIAL")):
             w = 18 + text_w(what) + 14
             if lx + w > self.width - MARGIN and lx > MARGIN:

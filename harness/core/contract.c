@@ -417,13 +417,13 @@ void lp_contract_list(void)
 		printf("%s\n", contracts[i].name);
 }
 
-/* @pinner is one of the row's comma list of pinners ("": io_uring) */
+/* @pinner is one of the row's comma list of pinners ("": the default) */
 static bool pinner_matches(const struct crow *r, const char *pinner)
 {
 	size_t n = strlen(pinner);
 	const char *s = r->pinner;
 
-	if (!strcmp(pinner, "io_uring") && !*s)
+	if (!strcmp(pinner, LP_PINNER_DEFAULT) && !*s)
 		return true;
 	if (!*s || !n)
 		return !*s && !n;

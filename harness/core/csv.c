@@ -183,7 +183,7 @@ static void put_row(FILE *f, const struct row *r, unsigned int repeat)
 	put_text(f, r->kernel);
 	fprintf(f, ",%s,%s,%s,%zu,%s,%s,%s,%d", r->contract, r->mem,
 		lp_prefault_name(r->pf), r->size, r->op ? r->op : "register",
-		r->pinner ? r->pinner : "io_uring", r->fs_type, r->dax);
+		r->pinner ? r->pinner : LP_PINNER_DEFAULT, r->fs_type, r->dax);
 	put_long(f, r->thp_kb);
 	put_result(f, r);
 	put_expected(f, r);

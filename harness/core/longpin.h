@@ -356,6 +356,13 @@ struct cycles_result {
 enum { RP_MOVED, RP_DIRTY_UNPIN_KB, RP_OUT, RP_INTACT, RP_NR };
 
 /*
+ * The pinner of a row or an option that names none: the first entry of
+ * harness/pinners/pinners.def, the one list of pinners (longpin-compare
+ * takes its first name as the default too).
+ */
+#define LP_PINNER_DEFAULT "io_uring"
+
+/*
  * A row's verdict, one thing each (docs/harness.md, "Exit status and
  * verdicts"); lp_verdict_name() gives the word the table, the CSV and
  * longpin-compare use.
@@ -386,7 +393,7 @@ struct row {
 	enum prefault pf;
 	size_t size;
 	const char *op;			/* NULL: "register" */
-	const char *pinner;		/* NULL: "io_uring" */
+	const char *pinner;		/* NULL: LP_PINNER_DEFAULT */
 	const char *fs_type;
 	int dax;
 	long thp_kb;

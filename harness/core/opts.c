@@ -406,7 +406,7 @@ int lp_opts_parse(struct opts *o, const struct lp_cmd *cmds, int argc,
 
 	*o = (struct opts){ .size = 16 * MiB, .prefaults = 1u << PF_WRITE,
 			    .bs = 4096, .qd = 8, .ios = 2048, .repeat = 3,
-			    .pinner = "io_uring", .seconds = 30 };
+			    .pinner = LP_PINNER_DEFAULT, .seconds = 30 };
 	ret = find_cmd(o, cmds, &argc, &argv);
 	if (ret != LP_OK)
 		return ret;
