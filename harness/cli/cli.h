@@ -15,7 +15,6 @@
 extern const struct lp_cmd lp_cmds[];
 
 /* run.c: the checks and the runs of the commands */
-int lp_register_check(struct opts *o);
 int lp_run_register(struct opts *o);
 int lp_lifetime_check_cmd(struct opts *o);
 int lp_run_lifetime(struct opts *o);

@@ -13,6 +13,7 @@
 #include "lifetime.h"
 #include "mem.h"
 #include "pinner.h"
+#include "register.h"
 #include "torture.h"
 
 #define END	{ OPT_NR, NULL }

@@ -19,6 +19,12 @@ const char *lp_row_op(const struct opts *o);
 int lp_row_run(struct pinner *p, const struct mem_ops *ops, const struct opts *o,
 	    const struct contract *c, enum prefault pf, bool header);
 
+/* command.c: `longpin register`'s option checks (cmd.c's table) */
+int lp_register_check(struct opts *o);
+/* command.c: the rows of o->prefaults, each judged and written */
+int lp_register_run(const struct mem_ops *ops, struct opts *o,
+		    const struct contract *c);
+
 /* judge.c: the counters around a pin and the checks of a row */
 struct probe {
 	long vmpin, acq, rel;
