@@ -6,9 +6,11 @@
  *
  *   f_tsc       rdtsc against CLOCK_MONOTONIC_RAW (the TSC's rate, which
  *               is not the core's: constant, invariant, set at boot)
- *   f_core      a chain of dependent register adds (one cycle each on
- *               every x86 core since the P6) against the same clock: the
- *               core's clock as it runs, turbo included; no PMU needed
+ *   f_core      a chain of dependent register-to-register adds (one
+ *               cycle each on every x86 core since the P6; immediate adds
+ *               are folded at rename on recent Intel cores) against the
+ *               same clock: the core's clock as it runs, turbo included;
+ *               no PMU needed
  *   lat_*       loads: pointer chases over a random cyclic permutation of
  *               64-byte lines (Sattolo), in 2 MiB huge pages (no TLB
  *               misses) of 16 KiB (L1), 512 KiB (L2), 3 MiB (LLC) and
@@ -29,6 +31,12 @@
  *   instruction already charged CPI0); C_L2, C_LLC, C_mem = lat_L2,
  *   lat_LLC, lat_mem - lat_L1 (an L1 hit is in the mix); C_walk =
  *   lat_walk4k - lat_walk2m.
+ * A model constant that this machine does not give steadily, its median
+ * not above 0 or its slowest repeat over UNSTEADY times its fastest (a
+ * busy host, a page walk that varies tenfold, a Zen 3 whose walk in small
+ * pages came out faster than in huge ones), is written "unmeasured" in
+ * place of its median: the model weighs it 0 and says so, rather than
+ * weigh a number the machine did not give.
  * Printed, and written to -o FILE (default $LONGPIN_CACHE/calib.txt, or
  * ~/.cache/longpin/calib.txt; -o - writes none), one "name median min max
  * unit" line each, which cost-profile.sh reads. Exit 0; 1 when it cannot
@@ -51,6 +59,7 @@
 #define LINE	64
 #define HUGE	(2ul << 20)
 #define MAXREP	50
+#define UNSTEADY 1.5	/* max / min of a constant's repeats */
 
 static double now_ns(void)
 {
@@ -205,17 +214,24 @@ static double lat_walk(size_t npages, bool huge, long steps)
 
 #define REPT100(s) ".rept 100\n\t" s "\n\t.endr\n\t"
 
+/*
+ * A chain of dependent register-to-register adds: one cycle each. Not
+ * `add $1, %reg`: Intel's Golden Cove and later fold small immediate
+ * adds at rename, several a cycle, and this Xeon (family 6 model 207)
+ * ran such a chain at 17.7 "GHz", where register adds and 3-cycle imuls
+ * both give 3.0.
+ */
 static double add_ns(long iters)
 {
 	double t0, t1, best = 1e30;
-	uint64_t x = 0;
+	uint64_t x = 0, one = 1;
 	long i;
 	int t;
 
 	for (t = 0; t < 2 * TRIALS; t++) {
 		t0 = now_ns();
 		for (i = 0; i < iters; i++)
-			__asm__ volatile(REPT100("add $1, %0") : "+r"(x));
+			__asm__ volatile(REPT100("add %1, %0") : "+r"(x) : "r"(one));
 		t1 = now_ns();
 		if (t1 - t0 < best)
 			best = t1 - t0;
@@ -325,6 +341,12 @@ static struct stat3 stat3(const double *v, int n)
 	r.max = s[n - 1];
 	r.med = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 	return r;
+}
+
+/* a model constant this machine did not give steadily (see the top) */
+static bool unsteady(const struct stat3 *s)
+{
+	return s->med <= 0 || s->min <= 0 || s->max > UNSTEADY * s->min;
 }
 
 enum { F_TSC, F_CORE, L1, L2, LLC, MEM, W4K, W2M, LOCK, CMPX, INC, MIX,
@@ -442,9 +464,18 @@ int main(int argc, char **argv)
 			model, fam, mod, reps);
 		if (!got_huge)
 			fprintf(o, "# warning: no transparent huge pages: the chases include TLB misses\n");
-		for (i = 0; i < NQ; i++)
+		for (i = 0; i < NQ; i++) {
+			if (i >= CPI0 && unsteady(&s[i])) {
+				fprintf(o, "%-12s %9s %9.3f %9.3f %-6s # %s: unmeasured, %s: not weighed\n",
+					q[i].name, "unmeasured", s[i].min, s[i].max,
+					q[i].unit, q[i].what,
+					s[i].med <= 0 ? "its median is not above 0" :
+					"its repeats differ by more than x1.5");
+				continue;
+			}
 			fprintf(o, "%-12s %9.3f %9.3f %9.3f %-6s # %s\n", q[i].name,
 				s[i].med, s[i].min, s[i].max, q[i].unit, q[i].what);
+		}
 	}
 	if (f && fclose(f)) {
 		fprintf(stderr, "calib: cannot write %s: %s\n", out, strerror(errno));
