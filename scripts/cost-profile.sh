@@ -43,8 +43,10 @@ if [[ ! -e $calib ]]; then
 	gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$w/calib" scripts/calib.c
 	"$w/calib" -o "$calib" >"$w/calib.log" 2>&1 || { cat "$w/calib.log" >&2; exit 1; }
 fi
+# a constant is a number, or "unmeasured" (calib.c: not steady here),
+# which the model weighs 0 and names; the core clock must be measured
 for c in CPI0 C_atomic C_L2 C_LLC C_mem C_walk f_core; do
-	awk -v c="$c" '$1 == c && $2 ~ /^-?[0-9.]+$/ { f = 1 } END { exit !f }' "$calib" 2>/dev/null ||
+	awk -v c="$c" '$1 == c && ($2 ~ /^-?[0-9.]+$/ || (c != "f_core" && $2 == "unmeasured")) { f = 1 } END { exit !f }' "$calib" 2>/dev/null ||
 		{ echo "$me: calibration file $calib has no $c: write it anew with scripts/calib.c (or remove it and rerun)" >&2; exit 2; }
 done
 gcc -std=gnu11 -O2 -Wall -Wextra -Werror -shared -fPIC -fvisibility=hidden -o "$w/costprof.so" scripts/costprof.c scripts/cachesim.c
@@ -120,7 +122,10 @@ K = {}
 for l in open(calib):
     f = l.split()
     if f and not f[0].startswith('#') and len(f) >= 4:
-        K[f[0]] = (float(f[1]), float(f[2]), float(f[3]), f[4] if len(f) > 4 else '')
+        # unmeasured: weighed 0, and the report says which
+        K[f[0]] = (0.0 if f[1] == 'unmeasured' else float(f[1]), float(f[2]), float(f[3]),
+                   f[4] if len(f) > 4 else '', f[1] == 'unmeasured')
+unmeasured = [n for n in ('CPI0', 'C_atomic', 'C_L2', 'C_LLC', 'C_mem', 'C_walk') if K[n][4]]
 def cyc(v):
     ins, atom, ld, st, m1, m2, m3, wk = v
     return (ins * K['CPI0'][0] + atom * K['C_atomic'][0] + (m1 - m2) * K['C_L2'][0]
@@ -154,7 +159,14 @@ print("model: modelled cycles = insns x CPI0 + atomics x C_atomic + L2 hits x C_
 print("  L2 hits = L1 misses - L2 misses, LLC hits = L2 misses - LLC misses, memory = LLC misses; ns = cycles / f_core")
 print("  constants (%s, median [min-max] over its repeats):" % calib)
 for n in ('CPI0', 'C_atomic', 'C_L2', 'C_LLC', 'C_mem', 'C_walk', 'f_core'):
-    print("    %-9s %9.3f [%.3f-%.3f] %s" % ((n,) + K[n]))
+    if K[n][4]:
+        print("    %-9s unmeasured [%.3f-%.3f] %s: not steady on this machine, weighed 0" % (
+            (n,) + K[n][1:4]))
+    else:
+        print("    %-9s %9.3f [%.3f-%.3f] %s" % ((n,) + K[n][:4]))
+if unmeasured:
+    print("  the modelled cycles leave out %s (unmeasured here): a bound below what they would add" %
+          ", ".join(unmeasured))
 for h in hdr:
     if h.startswith('costprof:'):
         print("  cache model (scripts/costprof.c): " + h[len('costprof: '):])
