@@ -376,6 +376,7 @@ run_bench() { # KERNEL I
 	if [ -f "$res/bench.csv" ]; then
 		cp "$res/bench.csv" "$dst"
 		[ -f "$res/bench-numa.txt" ] && cp "$res/bench-numa.txt" "${dst%.csv}-numa.txt"
+		[ -f "$res/bench-cpu.txt" ] && cp "$res/bench-cpu.txt" "${dst%.csv}-cpu.txt"
 	else
 		con=$(sed -n 's/.*console log \([^ ]*\).*/\1/p' "$out/raw/bench-$k-$i.log" | head -n1)
 		[ -n "$con" ] && [ -f "$con" ] && cp "$con" "$out/raw/bench-$k-$i.console.log"

@@ -5,7 +5,7 @@
 # every reclaim and lazyfree row says what its pages did (pass and defect
 # with pages out), stock shows the known loss, patched none, and
 # kernel-patches/mainline's test in each guest agrees; the CSVs hold the
-# skip rows; each boot's raw/LANE.log read by the kernel's kunit.py parse
+# skip rows; each benchmark boot names its CPU and mitigations; each boot's raw/LANE.log read by the kernel's kunit.py parse
 # (kselftest/ktap_check.py documents, where linux-source-6.12 gives it):
 # every KTAP document parses. About 3 min alone on 2 cores under TCG.
 # shellcheck source-path=SCRIPTDIR
@@ -37,6 +37,12 @@ for k in stock patched; do
 	[ "$(csv_cols "$T/r/$k.csv" verdict | grep -c '^skip$')" -gt 0 ] || fail "$k.csv has no skip row"
 done
 [ -s "$T/r/report.md" ] && [ -s "$T/r/plots/verdicts.png" ] || fail "no report or verdict grid"
+# what each benchmark boot ran on: its CPU and which mitigations were on
+for k in stock patched; do
+	grep -q '^cpu: .*, [0-9]* vCPUs$' "$T/r/bench/$k-cpu.txt" &&
+		grep -q '^vulnerabilities/spectre_v2: ' "$T/r/bench/$k-cpu.txt" ||
+		fail "bench/$k-cpu.txt does not name the guest's CPU and its mitigations"
+done
 [ -s "$T/r/raw/stock.log" ] && grep -q '^ok 1 ' "$T/r/raw/stock.log" || fail "the guest's KTAP lines are not in raw/"
 parsed="raw/ not read by kunit.py: no linux-source-6.12"
 if kunit=$("$REPO/kselftest/build.sh" --kunit 2>/dev/null); then

@@ -21,7 +21,9 @@
 # longpin-vm run --icount N (longpin.icount=N on its command line) the
 # times are instructions (2^N ns each), not the wall clock: the rows'
 # accel column says tcg-icountN. Where each buffer's pages sit, the lines
-# of /proc/self/numa_maps that cover it, goes to OUT-numa.txt.
+# of /proc/self/numa_maps that cover it, goes to OUT-numa.txt; the CPU the
+# guest saw, its command line and which CPU mitigations were on
+# (/sys/devices/system/cpu/vulnerabilities) to OUT-cpu.txt.
 #
 # Under -icount QEMU runs the two vCPUs in turns, and a turn lasts until
 # the next timer deadline of the virtual clock (a guest tick away, up to
@@ -34,6 +36,16 @@ set -u
 out=${1:?usage: bench.sh OUT.csv}
 export LONGPIN_NUMA_MAPS=${out%.csv}-numa.txt
 : >"$LONGPIN_NUMA_MAPS"
+# what the figures ran on: the mitigations change the syscalls' entry and
+# exit, and -cpu max's flags decide which of them apply
+{
+	echo "kernel: $(uname -r)"
+	echo "cmdline: $(cat /proc/cmdline 2>/dev/null)"
+	echo "cpu: $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sort -u | head -n 1), $(grep -c '^processor' /proc/cpuinfo) vCPUs"
+	for v in /sys/devices/system/cpu/vulnerabilities/*; do
+		[ -r "$v" ] && echo "vulnerabilities/${v##*/}: $(cat "$v")"
+	done
+} >"${out%.csv}-cpu.txt"
 icount=$(sed -n 's/.*longpin\.icount=\([0-9]*\).*/\1/p' /proc/cmdline 2>/dev/null)
 bin=${LONGPIN:-longpin}
 cycles=${LONGPIN_BENCH_CYCLES:-5}
