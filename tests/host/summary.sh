@@ -1,7 +1,8 @@
 #!/bin/bash
 # summary.sh: scripts/summary.py, the last lines of ./run.sh, gives every
 # benchmarked kernel of a run against the first (stock), not only the
-# last, and the native anchor once. Its input is tests/data/summary/: the
+# last, a fresh buffer's first registration before the repeated one, and
+# the native anchor once, first and repeated. Its input is tests/data/summary/: the
 # 64 MiB rows and cost-model heads of three kernels' benchmarks (stock,
 # patched, stock-6.12) and a native.csv, from a full run.
 # shellcheck source-path=SCRIPTDIR
@@ -15,13 +16,14 @@ out=$(python3 "$REPO/scripts/summary.py" "$run" stock,patched,stock-6.12) ||
 	fail "summary.py exited $?: $out"
 echo "$out"
 for k in patched stock-6.12; do
-	for want in "registration, written: stock [0-9.]+, $k [0-9.]+: x" \
+	for want in "registration, written: first stock [0-9.]+, $k [0-9.]+: x[0-9.]+ fewer; repeated stock [0-9.]+, $k [0-9.]+: x" \
+		"registration, untouched: first stock [0-9.]+, $k [0-9.]+: x[0-9.]+ fewer$" \
 		"stall, untouched: stock .*, $k [0-9.]+ us" \
 		"whole cycle: stock [0-9./ ]+, $k [0-9./ ]+: x[0-9.]+ in instructions, x[0-9.]+ in modelled cycles"; do
 		n=$(grep -cE "^  $want" <<<"$out")
 		[ "$n" = 1 ] || fail "$n lines (want 1) match '$want'"
 	done
 done
-n=$(grep -c "native, this machine's" <<<"$out")
-[ "$n" = 1 ] || fail "the native anchor $n times (want once)"
+n=$(grep -cE "native, this machine's .*: registration first [0-9.]+ ns \[[0-9.]+-[0-9.]+\], repeated [0-9.]+ ns" <<<"$out")
+[ "$n" = 1 ] || fail "the native anchor, first and repeated, $n times (want once)"
 pass "patched and stock-6.12 each against stock, the native anchor once"

@@ -19,7 +19,7 @@ tail -n 40 "$T/o"
 r=$T/r/RUN.txt
 for l in "mode: main" "took: " "failed: none" "stock: [0-9]+ pass, [0-9]+ defect" "patched: [0-9]+ pass" \
 	"  skipped [0-9]+ x: " "  data lost: reclaim memfd read: [1-9][0-9]* pages left memory" \
-	"  registration, written: stock [0-9.]+, patched [0-9.]+: x[0-9.]+ fewer" "  stall, untouched: stock "; do
+	"  registration, written: first stock [0-9.]+, patched [0-9.]+: x[0-9.]+ fewer; repeated stock [0-9.]+, patched [0-9.]+: x[0-9.]+ fewer" "  stall, untouched: stock "; do
 	grep -Eq "^$l" "$r" || fail "RUN.txt has no line /^$l/"
 done
 grep -q "patched.*defect" "$r" && fail "patched shows a known defect"
