@@ -510,7 +510,7 @@ for r in csv.DictReader(open(sys.argv[1])): print("- kernel %s: registration %s 
 	fi
 	stage "benchmarks: $out/bench/report.md"
 fi
-summary=$(python3 scripts/summary.py "$out" "$kernels") || failed+=("summary")
+summary=$(python3 compare/summary.py "$out" "$kernels") || failed+=("summary")
 took=$(($(date +%s) - start))
 {
 	echo "command: ${LONGPIN_CACHE:+LONGPIN_CACHE=$LONGPIN_CACHE }./run.sh $args"

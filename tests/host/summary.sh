@@ -1,5 +1,5 @@
 #!/bin/bash
-# summary.sh: scripts/summary.py, the last lines of ./run.sh, gives every
+# summary.sh: compare/summary.py, the last lines of ./run.sh, gives every
 # benchmarked kernel of a run against the first (stock), not only the
 # last, a fresh buffer's first registration before the repeated one, and
 # the native anchor once, first and repeated. Its input is tests/data/summary/: the
@@ -12,7 +12,7 @@ run=$(mktemp -d)
 on_exit rm -rf "$run"
 mkdir "$run/bench"
 cp "$REPO"/tests/data/summary/* "$run/bench/"
-out=$(python3 "$REPO/scripts/summary.py" "$run" stock,patched,stock-6.12) ||
+out=$(python3 "$REPO/compare/summary.py" "$run" stock,patched,stock-6.12) ||
 	fail "summary.py exited $?: $out"
 echo "$out"
 for k in patched stock-6.12; do
