@@ -43,11 +43,24 @@ pinner_skip() {
 	pass "$case: exit 77, $(grep '^longpin: --pinner' "$T/out")"
 }
 # io_uring_off: kernel.io_uring_disabled=2 for the whole machine until the
-# test exits (root, 6.6+; the tests run alone: RUN_SERIAL)
+# test exits (root, 6.6+). The tests run alone in their ctest (RUN_SERIAL);
+# beside another checkout's, a machine-wide lock keeps two of them from
+# saving each other's 2 as the value to restore, and the flip waits (up
+# to 120 s) for a moment when no other longpin runs, whose io_uring it
+# would refuse
 io_uring_off() {
-	local f=/proc/sys/kernel/io_uring_disabled
+	local f=/proc/sys/kernel/io_uring_disabled lock=/run/lock/longpin-io-uring-disabled.lock
 	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
 	is_root || skip "needs root to set kernel.io_uring_disabled"
+	[ -d /run/lock ] || lock=/tmp/longpin-io-uring-disabled.lock
+	exec 8>>"$lock"
+	flock 8
+	for _ in $(seq 1200); do
+		pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null || break
+		sleep 0.1
+	done
+	pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null &&
+		skip "other longpin processes ran for 120 s: kernel.io_uring_disabled=2 would refuse their io_uring"
 	on_exit "echo $(cat $f) > $f"
 	echo 2 >$f
 }
