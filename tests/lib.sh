@@ -135,10 +135,25 @@ huge_seen() {
 	awk '/^HugePages_(Total|Free|Rsvd|Surp)/ { sub(/:/, ""); printf "%s%s %s", n++ ? ", " : "", $1, $2 }' /proc/meminfo
 }
 
+# hugepages_lock: the machine's free huge pages are this test's until it
+# exits. nr_hugepages is the machine's: another checkout's test would see
+# the pages this one reserved as free, take them, and put nr_hugepages
+# back under it. One test at a time holds them, through a lock of the
+# machine held on fd 7 until exit (up to 600 s of waiting, else a skip).
+hugepages_lock() {
+	local lock=/run/lock/longpin-hugepages.lock
+	[ -n "${HUGEPAGES_LOCKED:-}" ] && return 0
+	[ -d /run/lock ] || lock=/tmp/longpin-hugepages.lock
+	exec 7>>"$lock"
+	flock -w 600 7 || skip "another test held the machine's huge pages for 600 s ($lock)"
+	HUGEPAGES_LOCKED=1
+}
+
 # hugepages_try N: make N 2 MiB pages free (root; nr_hugepages put back at
 # exit); 1 when they cannot be had, HUGEPAGES_WHY saying what was seen
 hugepages_try() {
 	local need=$1 f=/proc/sys/vm/nr_hugepages old free want got
+	hugepages_lock
 	free=$(free_hugepages)
 	[ "$free" -ge "$need" ] && return 0
 	if [ ! -w "$f" ]; then
