@@ -135,6 +135,19 @@ huge_seen() {
 	awk '/^HugePages_(Total|Free|Rsvd|Surp)/ { sub(/:/, ""); printf "%s%s %s", n++ ? ", " : "", $1, $2 }' /proc/meminfo
 }
 
+# others_quiet SECONDS: wait up to SECONDS for no other longpin,
+# lp-runas or fixed-buf-unpin-dirty process on this machine (another
+# checkout's tests: machine-wide state they share, the pin counters, a
+# sysctl, moves under them); 1 when some still run
+others_quiet() {
+	local i
+	for ((i = 0; i < $1 * 10; i++)); do
+		pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null || return 0
+		sleep 0.1
+	done
+	! pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null
+}
+
 # hugepages_lock: the machine's free huge pages are this test's until it
 # exits. nr_hugepages is the machine's: another checkout's test would see
 # the pages this one reserved as free, take them, and put nr_hugepages

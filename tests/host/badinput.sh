@@ -55,11 +55,7 @@ io_uring_off() {
 	[ -d /run/lock ] || lock=/tmp/longpin-io-uring-disabled.lock
 	exec 8>>"$lock"
 	flock 8
-	for _ in $(seq 1200); do
-		pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null || break
-		sleep 0.1
-	done
-	pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null &&
+	others_quiet 120 ||
 		skip "other longpin processes ran for 120 s: kernel.io_uring_disabled=2 would refuse their io_uring"
 	on_exit "echo $(cat $f) > $f"
 	echo 2 >$f

@@ -94,11 +94,7 @@ native)
 		# the machine's, so judge them once no other longpin runs
 		if [ "$(pins)" -gt "$p0" ] && pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null; then
 			echo "# uid $uid: $(($(pins) - p0)) pins more than before, other longpin processes running: waiting up to 300 s for them to end"
-			for _ in $(seq 300); do
-				pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null || break
-				sleep 1
-			done
-			pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null &&
+			others_quiet 300 ||
 				skip "uid $uid: the machine's nr_foll_pin unchecked: other longpin processes pinned for 300 s after the run"
 			for _ in 1 2 3 4 5 6 7 8 9 10; do
 				[ "$(pins)" -le "$p0" ] && break
