@@ -148,15 +148,21 @@ others_quiet() {
 	! pgrep -x 'longpin|fixed-buf-unpin|lp-runas' >/dev/null
 }
 
+# machine_lock NAME: the path of the machine-wide lock file NAME, which
+# every checkout's tests share (/run/lock, else /tmp)
+machine_lock() {
+	if [ -d /run/lock ]; then echo "/run/lock/longpin-$1.lock"; else echo "/tmp/longpin-$1.lock"; fi
+}
+
 # hugepages_lock: the machine's free huge pages are this test's until it
 # exits. nr_hugepages is the machine's: another checkout's test would see
 # the pages this one reserved as free, take them, and put nr_hugepages
 # back under it. One test at a time holds them, through a lock of the
 # machine held on fd 7 until exit (up to 600 s of waiting, else a skip).
 hugepages_lock() {
-	local lock=/run/lock/longpin-hugepages.lock
+	local lock
 	[ -n "${HUGEPAGES_LOCKED:-}" ] && return 0
-	[ -d /run/lock ] || lock=/tmp/longpin-hugepages.lock
+	lock=$(machine_lock hugepages)
 	exec 7>>"$lock"
 	flock -w 600 7 || skip "another test held the machine's huge pages for 600 s ($lock)"
 	HUGEPAGES_LOCKED=1

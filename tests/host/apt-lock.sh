@@ -107,8 +107,7 @@ real-lock)
 	[ -f "$real" ] || skip "no $real here (not Debian's dpkg)"
 	# one checkout at a time: another's hold of the real file would be
 	# taken for this one's, and this one's for the other's install
-	serial=/run/lock/longpin-apt-real-lock.lock
-	[ -d /run/lock ] || serial=/tmp/longpin-apt-real-lock.lock
+	serial=$(machine_lock apt-real-lock)
 	exec 9>>"$serial"
 	flock 9
 	# flock(2) of the real file, never fcntl: apt and dpkg go on as ever

@@ -49,10 +49,10 @@ pinner_skip() {
 # to 120 s) for a moment when no other longpin runs, whose io_uring it
 # would refuse
 io_uring_off() {
-	local f=/proc/sys/kernel/io_uring_disabled lock=/run/lock/longpin-io-uring-disabled.lock
+	local f=/proc/sys/kernel/io_uring_disabled lock
 	[ -e $f ] || skip "kernel $(uname -r) has no kernel.io_uring_disabled (added in 6.6)"
 	is_root || skip "needs root to set kernel.io_uring_disabled"
-	[ -d /run/lock ] || lock=/tmp/longpin-io-uring-disabled.lock
+	lock=$(machine_lock io-uring-disabled)
 	exec 8>>"$lock"
 	flock 8
 	others_quiet 120 ||
